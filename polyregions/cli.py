@@ -1,0 +1,66 @@
+"""The ``polyregions`` command line.
+
+Each sub-command lives in :mod:`polyregions.commands` as a module with ``add_parser(subparsers)`` and
+``run(args) -> int``. Bad input ends in exit status 2 and one ``polyregions: error: ...`` line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+from .errors import PolyregionsError
+
+__all__ = ["main", "COMMANDS"]
+
+#: Sub-command names, each a module of :mod:`polyregions.commands`.
+COMMANDS = ("regions", "arrangement", "boundary", "demo")
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line, like every other polyregions error."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        _fail(f"{self.prog.split()[-1] if ' ' in self.prog else 'usage'}: {message}")
+
+
+def _fail(message: str) -> None:
+    sys.stderr.write(f"polyregions: error: {message}\n")
+    raise SystemExit(2)
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="polyregions", description="Exact geometry of piecewise-linear networks "
+                                                     "and hyperplane arrangements.")
+    from . import __version__
+    parser.add_argument("--version", action="version", version=f"polyregions {__version__}")
+    subparsers = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f".commands.{name}", __package__)
+        except ModuleNotFoundError as error:
+            if error.name != f"{__package__}.commands.{name}":
+                raise
+            continue
+        module.add_parser(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args) or 0)
+    except PolyregionsError as error:
+        _fail(str(error))
+    except KeyboardInterrupt:
+        sys.stderr.write("polyregions: interrupted\n")
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

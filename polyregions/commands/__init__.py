@@ -1,0 +1,1 @@
+"""Sub-commands of the ``polyregions`` command line (see :mod:`polyregions.cli`)."""
