@@ -1,0 +1,377 @@
+"""Certified linear programming over the rationals.
+
+HiGHS solves each program in floating point; the answer counts only once it is certified with exact
+rationals: a point by checking every constraint exactly, optimality by an exact primal/dual pair with equal
+objective values, emptiness by exact Farkas multipliers. When a certificate does not check, the exact
+simplex of :mod:`polyregions.simplex` decides. No tolerance ever decides an answer.
+
+All functions take ``A`` (rows), ``b`` and optional equalities ``E x = e``; ``dim`` is the number of
+variables, needed only when there are no rows to tell it.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Sequence
+
+import numpy as np
+
+from .errors import CertificateError, InvalidInputError
+from .linalg import Matrix, Vector, dot, matvec, nullspace, rref, solve
+from .simplex import exact_simplex
+
+__all__ = ["LPResult", "maximize", "strict_point", "feasible_point", "BACKENDS"]
+
+BACKENDS = ("highs", "exact", "cvxpy")
+
+_ZERO = Fraction(0)
+_ONE = Fraction(1)
+
+
+@dataclass(frozen=True)
+class LPResult:
+    """A certified answer to ``maximize c.x subject to A x <= b, E x = e``.
+
+    Attributes
+    ----------
+    status : {"optimal", "infeasible", "unbounded"}
+    value : Fraction or None
+        The optimal value, when optimal.
+    point : tuple of Fraction or None
+        An optimal point (when optimal) or a feasible point (when unbounded).
+    ray : tuple of Fraction or None
+        When unbounded, a direction d with ``A d <= 0``, ``E d = 0`` and ``c.d > 0``.
+    multipliers : tuple of Fraction or None
+        The certificate on the inequality rows: when optimal, ``y >= 0`` with ``y A = c`` modulo the
+        equalities and ``y.b`` equal to ``value`` modulo them; when infeasible, Farkas multipliers.
+    """
+
+    status: str
+    value: Fraction | None = None
+    point: Vector | None = None
+    ray: Vector | None = None
+    multipliers: Vector | None = None
+
+
+def _check_shapes(A: Sequence[Sequence[Fraction]], b: Sequence[Fraction], E, e, dim: int | None) -> int:
+    n = len(A[0]) if len(A) else (len(E[0]) if len(E) else dim)
+    if n is None:
+        raise InvalidInputError("linear program: expected dim= when there are no constraint rows")
+    if len(A) != len(b) or len(E) != len(e):
+        raise InvalidInputError(f"linear program: expected one right-hand side per row, got {len(A)} rows and "
+                                f"{len(b)} values (inequalities), {len(E)} rows and {len(e)} values (equalities)")
+    for name, rows in (("A", A), ("E", E)):
+        for i, row in enumerate(rows):
+            if len(row) != n:
+                raise InvalidInputError(f"linear program: expected rows of length {n}, got {len(row)} in {name}[{i}]")
+    return n
+
+
+class _Reduced:
+    """The inequalities ``A x <= b`` written on the affine space ``{E x = e}`` as ``x = base + basis^T z``."""
+
+    def __init__(self, A, b, E, e, n):
+        self.n = n
+        if len(E):
+            rows, pivots = rref([list(r) + [v] for r, v in zip(E, e)], n + 1)
+            if n in pivots:
+                self.base = None  # E x = e has no solution
+                return
+            base = [_ZERO] * n
+            for row, p in zip(rows, pivots):
+                base[p] = row[n]
+            self.base = tuple(base)
+            self.basis = nullspace([r[:n] for r in rows], n)
+        else:
+            self.base = tuple([_ZERO] * n)
+            self.basis = None
+        if self.basis is None:
+            self.A, self.b = tuple(map(tuple, A)), tuple(b)
+        else:
+            self.A = tuple(tuple(dot(row, v) for v in self.basis) for row in A)
+            self.b = tuple(bi - dot(row, self.base) for row, bi in zip(A, b))
+
+    @property
+    def dim(self) -> int:
+        return self.n if self.basis is None else len(self.basis)
+
+    def lift(self, z: Vector) -> Vector:
+        if self.basis is None:
+            return tuple(z)
+        return tuple(x0 + sum((zi * v[j] for zi, v in zip(z, self.basis)), _ZERO) for j, x0 in enumerate(self.base))
+
+    def lift_direction(self, d: Vector) -> Vector:
+        if self.basis is None:
+            return tuple(d)
+        return tuple(sum((di * v[j] for di, v in zip(d, self.basis)), _ZERO) for j in range(self.n))
+
+    def objective(self, c: Vector) -> Vector:
+        return tuple(c) if self.basis is None else tuple(dot(c, v) for v in self.basis)
+
+
+def maximize(c: Sequence, A: Sequence[Sequence], b: Sequence, *, E: Sequence[Sequence] = (),
+             e: Sequence = (), dim: int | None = None, backend: str = "highs") -> LPResult:
+    """Maximise ``c.x`` subject to ``A x <= b`` and ``E x = e``, with an exact certificate.
+
+    Examples
+    --------
+    >>> maximize([1, 1], [[1, 0], [0, 1]], [1, "1/2"]).value
+    Fraction(3, 2)
+    >>> maximize([1], [[-1]], [0]).status
+    'unbounded'
+    """
+    A, b, E, e = _exact(A, b, E, e)
+    n = _check_shapes(A, b, E, e, dim)
+    c = tuple(Fraction(v) for v in c)
+    if len(c) != n:
+        raise InvalidInputError(f"maximize: expected an objective of length {n}, got {len(c)}")
+    reduced = _Reduced(A, b, E, e, n)
+    if reduced.base is None:
+        return LPResult("infeasible")
+    result = _maximize(reduced.objective(c), reduced.A, reduced.b, reduced.dim, backend)
+    if result.status == "infeasible":
+        return result
+    point = reduced.lift(result.point)
+    if result.status == "unbounded":
+        return LPResult("unbounded", point=point, ray=reduced.lift_direction(result.ray))
+    return LPResult("optimal", value=dot(c, point), point=point, multipliers=result.multipliers)
+
+
+def strict_point(A: Sequence[Sequence], b: Sequence, *, E: Sequence[Sequence] = (), e: Sequence = (),
+                 dim: int | None = None, backend: str = "highs") -> Vector | None:
+    """Return an exact point with ``A x < b`` in every row and ``E x = e``, or None when none exists.
+
+    A point is checked exactly against every strict inequality; None is certified by an exact optimum of
+    ``max s`` subject to ``A x + s w <= b`` that is not positive.
+
+    Examples
+    --------
+    >>> strict_point([[1], [-1]], [1, 0])
+    (Fraction(1, 2),)
+    >>> strict_point([[1], [-1]], [0, 0]) is None
+    True
+    """
+    return _slack_point(A, b, E, e, dim, backend, strict=True)
+
+
+def feasible_point(A: Sequence[Sequence], b: Sequence, *, E: Sequence[Sequence] = (), e: Sequence = (),
+                   dim: int | None = None, backend: str = "highs") -> Vector | None:
+    """Return an exact point with ``A x <= b`` and ``E x = e``, or None when none exists (certified)."""
+    return _slack_point(A, b, E, e, dim, backend, strict=False)
+
+
+def _exact(A, b, E, e):
+    # Fractions pass through untouched; anything else goes through the exact input conversion.
+    from .rational import rational_matrix, rational_vector
+
+    def matrix(rows, what):
+        if all(isinstance(v, Fraction) for row in rows for v in row):
+            return tuple(tuple(row) for row in rows)
+        return rational_matrix(rows, what=what)
+
+    def vector(values, what):
+        if all(isinstance(v, Fraction) for v in values):
+            return tuple(values)
+        return rational_vector(values, what=what)
+
+    return matrix(A, "A"), vector(b, "b"), matrix(E, "E"), vector(e, "e")
+
+
+def _slack_point(A, b, E, e, dim, backend, *, strict: bool) -> Vector | None:
+    A, b, E, e = _exact(A, b, E, e)
+    n = _check_shapes(A, b, E, e, dim)
+    reduced = _Reduced(A, b, E, e, n)
+    if reduced.base is None:
+        return None
+    m, k = len(reduced.A), reduced.dim
+    if m == 0:
+        return reduced.lift(tuple([_ZERO] * k))
+    if k == 0:
+        ok = all((bi > 0) if strict else (bi >= 0) for bi in reduced.b)
+        return reduced.lift(()) if ok else None
+    weights = _row_weights(reduced.A)
+    if backend != "exact":
+        guess = _float_slack_point(reduced.A, reduced.b, weights, k)
+        if guess is not None and _satisfies(reduced.A, reduced.b, guess, strict):
+            return reduced.lift(guess)
+    # max s subject to A z + s w <= b, s <= 1: its certified optimum decides.
+    A_aug = tuple(row + (w,) for row, w in zip(reduced.A, weights)) + (tuple([_ZERO] * k) + (_ONE,),)
+    b_aug = reduced.b + (_ONE,)
+    c_aug = tuple([_ZERO] * k) + (_ONE,)
+    result = _maximize(c_aug, A_aug, b_aug, k + 1, backend)
+    if result.status != "optimal":
+        raise CertificateError(f"slack program ended {result.status}, which is impossible")
+    s = result.point[-1]
+    if s > 0 or (s == 0 and not strict):
+        return reduced.lift(result.point[:-1])
+    return None
+
+
+def _row_weights(A: Matrix) -> Vector:
+    """Positive weights close to the rows' Euclidean norms: exact rationals of float norms."""
+    weights = []
+    for row in A:
+        norm = float(np.sqrt(sum(float(v) ** 2 for v in row)))
+        weights.append(Fraction(norm) if norm > 0 and np.isfinite(norm) else _ONE)
+    return tuple(weights)
+
+
+def _satisfies(A: Matrix, b: Vector, x: Vector, strict: bool) -> bool:
+    for row, bi in zip(A, b):
+        value = dot(row, x)
+        if value > bi or (strict and value == bi):
+            return False
+    return True
+
+
+def _to_float(A: Matrix, b: Vector) -> tuple[np.ndarray, np.ndarray] | None:
+    try:
+        A_f = np.array([[float(v) for v in row] for row in A], dtype=float).reshape(len(A), -1)
+        b_f = np.array([float(v) for v in b], dtype=float)
+    except OverflowError:
+        return None
+    scale = np.maximum(np.abs(A_f).max(axis=1, initial=0.0), np.abs(b_f))
+    scale[scale == 0] = 1.0
+    return A_f / scale[:, None], b_f / scale
+
+
+def _highs(c_f: np.ndarray, A_f: np.ndarray, b_f: np.ndarray):
+    from scipy.optimize import linprog
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return linprog(-c_f, A_ub=A_f, b_ub=b_f, bounds=[(None, None)] * len(c_f), method="highs")
+
+
+def _float_slack_point(A: Matrix, b: Vector, weights: Vector, k: int) -> Vector | None:
+    scaled = _to_float(A, b)
+    if scaled is None:
+        return None
+    A_f, b_f = scaled
+    norms = np.linalg.norm(A_f, axis=1)
+    A_aug = np.hstack([A_f, norms[:, None]])
+    A_aug = np.vstack([A_aug, np.eye(1, k + 1, k)])
+    res = _highs(np.eye(1, k + 1, k)[0], A_aug, np.append(b_f, 1.0))
+    if res.status != 0 or res.x is None:
+        return None
+    return tuple(Fraction(float(v)) for v in res.x[:k])
+
+
+def _maximize(c: Vector, A: Matrix, b: Vector, n: int, backend: str) -> LPResult:
+    """The certified program on inequalities only."""
+    if backend not in BACKENDS:
+        raise InvalidInputError(f"linear program: expected backend in {BACKENDS}, got {backend!r}")
+    if backend != "exact":
+        result = _certified_float(c, A, b, n, backend)
+        if result is not None:
+            return result
+    exact = exact_simplex(c, A, b)
+    return LPResult(exact.status, point=exact.point, ray=exact.ray, multipliers=exact.duals,
+                    value=dot(c, exact.point) if exact.status == "optimal" else None)
+
+
+def _float_solve(c: Vector, A: Matrix, b: Vector, n: int, backend: str):
+    """Return (status, x, y) from a floating-point solver, or None when it could not run."""
+    scaled = _to_float(A, b)
+    if scaled is None:
+        return None
+    A_f, b_f = scaled
+    c_f = np.array([float(v) for v in c], dtype=float)
+    if not len(A):
+        return None
+    if backend == "cvxpy":
+        from ._cvxpy_backend import solve_with_cvxpy
+        return solve_with_cvxpy(c_f, A_f, b_f)
+    res = _highs(c_f, A_f, b_f)
+    status = {0: "optimal", 2: "infeasible", 3: "unbounded"}.get(res.status)
+    if status is None:
+        return None
+    x = res.x if status == "optimal" else None
+    y = -res.ineqlin.marginals if status == "optimal" else None
+    return status, x, y
+
+
+def _certified_float(c: Vector, A: Matrix, b: Vector, n: int, backend: str) -> LPResult | None:
+    if not len(A):
+        if all(v == 0 for v in c):
+            return LPResult("optimal", value=_ZERO, point=tuple([_ZERO] * n), multipliers=())
+        return LPResult("unbounded", point=tuple([_ZERO] * n), ray=c)
+    answer = _float_solve(c, A, b, n, backend)
+    if answer is None:
+        return None
+    status, x, y = answer
+    if status == "optimal":
+        return _certify_optimum(c, A, b, n, x, y)
+    if status == "infeasible":
+        # A Farkas certificate comes from the slack program max s, A x + s <= b, s <= 1.
+        aug = _certified_float(tuple([_ZERO] * n) + (_ONE,), tuple(r + (_ONE,) for r in A) +
+                               (tuple([_ZERO] * n) + (_ONE,),), b + (_ONE,), n + 1, backend)
+        if aug is None or aug.status != "optimal" or aug.value >= 0:
+            return None
+        return LPResult("infeasible", multipliers=aug.multipliers[:-1])
+    # Unbounded: a certified ray from max c.d, A d <= 0, c.d <= 1, plus a certified feasible point.
+    ray_lp = _certified_float(c, A + (c,), tuple([_ZERO] * len(A)) + (_ONE,), n, backend)
+    if ray_lp is None or ray_lp.status != "optimal" or ray_lp.value != 1:
+        return None
+    point = feasible_point(A, b, dim=n, backend=backend)
+    if point is None:
+        return None
+    return LPResult("unbounded", point=point, ray=ray_lp.point)
+
+
+def _certify_optimum(c: Vector, A: Matrix, b: Vector, n: int, x_f: np.ndarray, y_f: np.ndarray) -> LPResult | None:
+    """Turn a float optimum into an exact primal/dual pair on a basis of tight rows, or None."""
+    A_f = np.array([[float(v) for v in row] for row in A])
+    slack = np.array([float(v) for v in b]) - A_f @ x_f
+    scale = np.maximum(np.abs(A_f).max(axis=1) * max(1.0, float(np.abs(x_f).max(initial=0))), 1e-300)
+    # Rows with positive duals first, then the tightest: a greedy basis of independent rows.
+    order = sorted(range(len(A)), key=lambda i: (not y_f[i] > 0, -y_f[i], abs(slack[i]) / scale[i]))
+    chosen: list[int] = []
+    for i in order:
+        if len(chosen) == n:
+            break
+        if y_f[i] <= 0 and abs(slack[i]) > 1e-7 * scale[i]:
+            continue
+        candidate = chosen + [i]
+        if len(rref([A[j] for j in candidate], n)[0]) == len(candidate):
+            chosen = candidate
+    x = _project(tuple(Fraction(float(v)) for v in x_f), [A[i] for i in chosen], [b[i] for i in chosen])
+    if x is None or not _satisfies(A, b, x, strict=False):
+        return None
+    y_basis = _solve_transposed([A[i] for i in chosen], c, n)
+    if y_basis is None or any(v < 0 for v in y_basis):
+        return None
+    y = [_ZERO] * len(A)
+    for i, v in zip(chosen, y_basis):
+        y[i] = v
+    y = tuple(y)
+    if dot(c, x) != dot(y, b):
+        return None
+    return LPResult("optimal", value=dot(c, x), point=x, multipliers=y)
+
+
+def _project(x: Vector, rows: list[Vector], rhs: list[Fraction]) -> Vector | None:
+    """The exact point of ``{rows x = rhs}`` nearest to x (rows independent)."""
+    if not rows:
+        return x
+    residual = [bi - dot(r, x) for r, bi in zip(rows, rhs)]
+    gram = [[dot(r, s) for s in rows] for r in rows]
+    coefficients = solve(gram, residual)
+    return tuple(xj + sum((lam * r[j] for lam, r in zip(coefficients, rows)), _ZERO) for j, xj in enumerate(x))
+
+
+def _solve_transposed(rows: list[Vector], c: Vector, n: int) -> Vector | None:
+    """The y with ``sum_i y_i rows_i == c``, or None when c is not in their span."""
+    k = len(rows)
+    if k == 0:
+        return () if all(v == 0 for v in c) else None
+    system = [[rows[i][j] for i in range(k)] + [c[j]] for j in range(n)]
+    reduced, pivots = rref(system, k + 1)
+    if k in pivots:
+        return None
+    y = [_ZERO] * k
+    for row, p in zip(reduced, pivots):
+        y[p] = row[k]
+    return tuple(y)
