@@ -1,0 +1,1 @@
+"""Benchmarks of polyregions: ``python -m benchmarks`` prints a table of timings."""
