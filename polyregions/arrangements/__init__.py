@@ -1,0 +1,46 @@
+"""Exact hyperplane arrangements: regions, faces, the intersection poset and Zaslavsky's theorem.
+
+Examples
+--------
+>>> from polyregions.arrangements import braid
+>>> arrangement = braid(4)
+>>> arrangement.num_regions(), arrangement.characteristic_polynomial()
+(24, (1, -6, 11, -6, 0))
+"""
+
+from .arrangement import Arrangement, canonical_hyperplanes
+from .io import arrangement_from_json, arrangement_to_json, read_arrangement, write_arrangement
+from .library import (braid, catalan, coordinate, generic, graphical, ish, linial, network_layer,
+                      parse_name, resonance, semiorder, shi)
+from .poset import Flat, IntersectionPoset, intersection_poset
+from .regions import Face, Region, sign_string
+from .zaslavsky import ZaslavskyReport, check_zaslavsky
+
+__all__ = [
+    "Arrangement",
+    "canonical_hyperplanes",
+    "Flat",
+    "IntersectionPoset",
+    "intersection_poset",
+    "Face",
+    "Region",
+    "sign_string",
+    "ZaslavskyReport",
+    "check_zaslavsky",
+    "braid",
+    "shi",
+    "catalan",
+    "linial",
+    "semiorder",
+    "ish",
+    "coordinate",
+    "generic",
+    "graphical",
+    "resonance",
+    "network_layer",
+    "parse_name",
+    "read_arrangement",
+    "write_arrangement",
+    "arrangement_from_json",
+    "arrangement_to_json",
+]

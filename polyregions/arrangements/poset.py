@@ -1,0 +1,275 @@
+"""The intersection poset of an arrangement and the invariants read from it.
+
+A *flat* is a non-empty intersection of hyperplanes of the arrangement (the whole space is the intersection of
+none). Flats are ordered by reverse inclusion, so the whole space is the bottom element; the *rank* of a flat is
+its codimension. The Moebius function ``mu(X) = mu(R^d, X)`` gives the characteristic polynomial
+``chi(t) = sum_X mu(X) t^(dim X)``, from which Zaslavsky's theorem counts regions.
+
+Flats are found level by level with exact integer arithmetic: the hyperplanes not containing a flat ``X``
+are restricted to ``X``; those whose restrictions coincide define, together with the ones containing ``X``,
+one flat covering ``X``. Each flat is identified by the set of hyperplanes containing it, so equal flats are
+recognised without comparing subspaces.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cached_property
+from typing import TYPE_CHECKING, Sequence
+
+from ._kernel import Chart, IntRow, canonical
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+    from ..linalg import Matrix, Vector
+
+__all__ = ["Flat", "IntersectionPoset", "intersection_poset"]
+
+
+@dataclass(frozen=True)
+class Flat:
+    """One flat of an arrangement: a non-empty intersection of its hyperplanes.
+
+    Attributes
+    ----------
+    index : int
+        Position in :attr:`IntersectionPoset.flats` (flats are sorted by rank; the whole space is 0).
+    hyperplanes : frozenset of int
+        The indices of every hyperplane containing the flat.
+    rank : int
+        The codimension of the flat.
+    dim : int
+        Its dimension.
+    """
+
+    index: int
+    hyperplanes: frozenset[int]
+    rank: int
+    dim: int
+    columns: tuple[IntRow, ...] = field(repr=False, compare=False)
+
+    @property
+    def point(self) -> "Vector":
+        """An exact point of the flat."""
+        p = self.columns[-1]
+        return tuple(Fraction(v, p[-1]) for v in p[:-1])
+
+    @property
+    def directions(self) -> "Matrix":
+        """A basis of the flat's direction space (``dim`` rows), exact."""
+        return tuple(tuple(Fraction(v) for v in c[:-1]) for c in self.columns[:-1])
+
+    def contains(self, x: Sequence) -> bool:
+        """Whether the point ``x`` lies on the flat (exact).
+
+        Examples
+        --------
+        >>> from polyregions.arrangements import Arrangement
+        >>> line = Arrangement([[1, 1, 2]]).poset.flats[1]
+        >>> line.contains([1, 1]), line.contains([0, 0])
+        (True, False)
+        """
+        from ..linalg import rank
+        from ..rational import rational_vector
+
+        x = rational_vector(x, what="point", length=len(self.columns[-1]) - 1)
+        offset = tuple(xi - pi for xi, pi in zip(x, self.point))
+        if not any(offset):
+            return True
+        return rank(self.directions + (offset,)) == self.dim
+
+
+def _level_zero(rows: Sequence[IntRow], dim: int) -> tuple[tuple[IntRow, ...], dict[int, IntRow]]:
+    columns = tuple(tuple(int(i == j) for i in range(dim + 1)) for j in range(dim + 1))
+    return columns, {i: r for i, r in enumerate(rows)}
+
+
+def _chart_columns(chart: Chart, columns: Sequence[IntRow]) -> tuple[IntRow, ...]:
+    """The chart of a flat composed with the chart of a hyperplane inside it."""
+    pivot = columns[chart.j]
+    out = []
+    for i, a in zip(chart.others, chart.coefficients):
+        k = chart.s * a
+        out.append(tuple(chart.p * x - k * y for x, y in zip(columns[i], pivot)))
+    k = chart.s * chart.e
+    out.append(tuple(chart.p * x - k * y for x, y in zip(columns[-1], pivot)))
+    return tuple(out)
+
+
+def _generate(rows: Sequence[IntRow], dim: int, max_rank: int | None = None):
+    """All flats up to ``max_rank``: (mask, rank, columns) and the covers (lower flat, upper flat)."""
+    columns0, restricted0 = _level_zero(rows, dim)
+    flats = [(0, 0, columns0)]
+    below: list[list[int]] = [[]]
+    level = [(0, restricted0)]
+    rank = 0
+    while level and (max_rank is None or rank < max_rank):
+        found: dict[int, int] = {}
+        next_level = []
+        for index, restricted in level:
+            mask, _, columns = flats[index]
+            groups: dict[IntRow, int] = {}
+            for i, r in restricted.items():
+                if any(r[:-1]):
+                    key = canonical(r)[0]
+                    groups[key] = groups.get(key, 0) | (1 << i)
+            for key, group in groups.items():
+                new_mask = mask | group
+                other = found.get(new_mask)
+                if other is not None:
+                    below[other].append(index)
+                    continue
+                chart = Chart(key)
+                new_restricted = {}
+                for i, r in restricted.items():
+                    if not group >> i & 1:
+                        new_row = chart.restrict(r)
+                        new_restricted[i] = canonical(new_row)[0] if any(new_row[:-1]) else new_row
+                found[new_mask] = len(flats)
+                flats.append((new_mask, rank + 1, _chart_columns(chart, columns)))
+                below.append([index])
+                next_level.append((found[new_mask], new_restricted))
+        level = next_level
+        rank += 1
+    return flats, below
+
+
+def _bits(mask: int) -> frozenset[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return frozenset(out)
+
+
+@dataclass(frozen=True)
+class IntersectionPoset:
+    """The flats of an arrangement of ``n`` hyperplanes in ``R^dim``, ordered by reverse inclusion.
+
+    Build it with :func:`intersection_poset` or :attr:`Arrangement.poset
+    <polyregions.arrangements.Arrangement.poset>`.
+
+    Attributes
+    ----------
+    dim : int
+    flats : tuple of Flat
+        Sorted by rank; ``flats[0]`` is the whole space.
+    below : tuple of tuple of int
+        ``below[i]``: the flats covered by flat ``i`` (those of rank one less that contain it).
+
+    Examples
+    --------
+    Three lines through a point and one more line:
+
+    >>> from polyregions.arrangements import Arrangement
+    >>> poset = Arrangement([[1, 0, 0], [0, 1, 0], [1, 1, 0], [1, -1, 1]]).poset
+    >>> poset.characteristic_polynomial()
+    (1, -4, 5)
+    >>> poset.whitney_numbers(kind=2)
+    (1, 4, 4)
+    """
+
+    dim: int
+    flats: tuple[Flat, ...]
+    below: tuple[tuple[int, ...], ...] = field(repr=False)
+
+    def __len__(self) -> int:
+        return len(self.flats)
+
+    @property
+    def rank(self) -> int:
+        """The largest rank of a flat (the rank of the normal vectors)."""
+        return self.flats[-1].rank
+
+    @cached_property
+    def mobius(self) -> tuple[int, ...]:
+        """``mu(R^d, X)`` for every flat ``X``, in the order of :attr:`flats`.
+
+        When the hyperplanes through ``X`` are independent, the interval below ``X`` is Boolean and
+        ``mu = (-1)^rank``; otherwise the recursion ``mu(X) = -sum_{Y < X} mu(Y)`` runs over the flats below
+        ``X``, found through the covers.
+        """
+        mu = [0] * len(self.flats)
+        for flat in self.flats:
+            if len(flat.hyperplanes) == flat.rank:
+                mu[flat.index] = -1 if flat.rank % 2 else 1
+                continue
+            seen = {flat.index}
+            stack = [flat.index]
+            while stack:
+                for lower in self.below[stack.pop()]:
+                    if lower not in seen:
+                        seen.add(lower)
+                        stack.append(lower)
+            seen.discard(flat.index)
+            mu[flat.index] = -sum(mu[i] for i in seen)
+        return tuple(mu)
+
+    def characteristic_polynomial(self) -> tuple[int, ...]:
+        """Integer coefficients of ``chi(t) = sum_X mu(X) t^(dim X)``, degree ``dim`` first, constant last."""
+        coefficients = [0] * (self.dim + 1)
+        for flat, mu in zip(self.flats, self.mobius):
+            coefficients[self.dim - flat.dim] += mu
+        return tuple(coefficients)
+
+    def whitney_numbers(self, *, kind: int = 1) -> tuple[int, ...]:
+        """Whitney numbers by rank 0..rank.
+
+        ``kind=1``: ``w_k = sum_{rank X = k} mu(X)`` (signed; ``chi(t) = sum_k w_k t^(dim - k)``);
+        ``kind=2``: ``W_k``, the number of flats of rank ``k``.
+        """
+        if kind not in (1, 2):
+            from ..errors import InvalidInputError
+            raise InvalidInputError(f"whitney_numbers: expected kind 1 or 2, got {kind!r}")
+        numbers = [0] * (self.rank + 1)
+        for flat, mu in zip(self.flats, self.mobius):
+            numbers[flat.rank] += mu if kind == 1 else 1
+        return tuple(numbers)
+
+    def poincare_polynomial(self) -> tuple[int, ...]:
+        """Coefficients of ``pi(t) = sum_X |mu(X)| t^(rank X)``, degree ``rank`` first, constant last.
+
+        ``pi(t) = (-t)^dim chi(-1/t)``, and ``pi(1)`` is the number of regions.
+        """
+        return tuple(abs(w) for w in reversed(self.whitney_numbers()))
+
+    def flats_of_rank(self, rank: int) -> tuple[Flat, ...]:
+        """The flats of the given rank."""
+        return tuple(f for f in self.flats if f.rank == rank)
+
+    def hasse_diagram(self) -> "nx.DiGraph":
+        """The covering relation as a networkx DiGraph: an edge ``X -> Y`` when ``Y`` covers ``X``.
+
+        Nodes are flat indices with attributes ``rank``, ``dim``, ``hyperplanes`` and ``mobius``.
+        """
+        import networkx as nx
+
+        graph = nx.DiGraph()
+        for flat, mu in zip(self.flats, self.mobius):
+            graph.add_node(flat.index, rank=flat.rank, dim=flat.dim, hyperplanes=tuple(sorted(flat.hyperplanes)),
+                           mobius=mu)
+        for upper, lowers in enumerate(self.below):
+            for lower in lowers:
+                graph.add_edge(lower, upper)
+        return graph
+
+
+def intersection_poset(rows: Sequence[Sequence[int]], dim: int, *, max_rank: int | None = None
+                       ) -> IntersectionPoset:
+    """The intersection poset of hyperplanes given as integer rows ``(a_1, ..., a_dim, e)``: ``a.x + e = 0``.
+
+    The rows must be distinct up to scaling, with non-zero normals. ``max_rank`` stops after that rank.
+
+    Examples
+    --------
+    The coordinate hyperplanes of R^3 (a Boolean lattice):
+
+    >>> intersection_poset([(1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0)], 3).characteristic_polynomial()
+    (1, -3, 3, -1)
+    """
+    raw, below = _generate([tuple(r) for r in rows], dim, max_rank)
+    flats = tuple(Flat(i, _bits(mask), rank, dim - rank, columns) for i, (mask, rank, columns) in enumerate(raw))
+    return IntersectionPoset(dim, flats, tuple(tuple(b) for b in below))
