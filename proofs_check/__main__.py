@@ -1,0 +1,19 @@
+"""``python -m proofs_check verify FILE [options]``: dispatch to the named check."""
+
+import sys
+
+from .verify import main as verify_main
+
+COMMANDS = {"verify": verify_main}
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv or argv[0] not in COMMANDS:
+        print(f"usage: python -m proofs_check {{{','.join(COMMANDS)}}} ...", file=sys.stderr)
+        return 2
+    return COMMANDS[argv[0]](argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
