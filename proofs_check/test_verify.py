@@ -137,13 +137,13 @@ def test_unbounded_space_domain_is_checked_inside_a_large_box():
 
 
 def test_bounded_polytope_domain(monkeypatch):
-    # The triangle x1 >= -1, x2 >= -1, x1 + x2 <= 1 cut by x1 = 0: areas 3/2 + 1/2 = 2.
+    # The triangle x1 >= -1, x2 >= -1, x1 + x2 <= 1 (legs of length 3, area 9/2) cut by x1 = 0.
     triangle = {"type": "polytope", "A": [[-1, 0], [0, -1], [1, 1]], "b": [1, 1, 1]}
     doc = one_neuron()
     doc["domain"] = triangle
     result = verify_export(doc)
     assert result.ok, result.report()
-    assert any("domain's volume 2" in line and "cut" not in line for line in result.lines)
+    assert any("domain's volume 9/2" in line and "cut" not in line for line in result.lines)
     import proofs_check.verify as verify_module
     monkeypatch.setattr(verify_module, "PAIRWISE_LIMIT", 1)
     result = verify_export(doc)
