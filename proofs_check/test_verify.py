@@ -413,3 +413,69 @@ def test_geometry_limit_on_brute_force():
     doc = orthants(3)
     result = verify_export(doc, max_subsets=5)
     assert not result.ok and "too large" in result.failure
+
+
+# ------------------------------------------------------------------------------------- property-based checks
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def grid(thresholds):
+    """sum_q sum_c relu(x_q - c) on [-1, 1]^d: the thresholds cut the box into a grid of boxes, one region each.
+
+    ``thresholds[q]`` are the distinct cut points of coordinate q, inside (-1, 1). Every region repeats all its
+    cutting rows (redundant ones included), so the verifier also sees redundant inequalities.
+    """
+    d = len(thresholds)
+    cuts = [sorted(set(ts)) for ts in thresholds]
+    neurons = [(q, c) for q in range(d) for c in cuts[q]]
+    weight = [[int(i == q) for i in range(d)] for q, _ in neurons]
+    network = net(d, (weight, [str(-c) for _, c in neurons], "relu"), ([[1] * len(neurons)], [0], "linear"))
+    regions, index = [], {}
+    for cell in itertools.product(*(range(len(c) + 1) for c in cuts)):
+        ends = [[Fraction(-1)] + cuts[q] + [Fraction(1)] for q in range(d)]
+        point = [(ends[q][cell[q]] + ends[q][cell[q] + 1]) / 2 for q in range(d)]
+        pattern = [int(point[q] > c) for q, c in neurons]
+        A, b = [], []
+        for (q, c), on in zip(neurons, pattern):
+            A.append([(-1 if on else 1) * int(i == q) for i in range(d)])
+            b.append(str(-c if on else c))
+        M = [[sum(on for (q2, _), on in zip(neurons, pattern) if q2 == q) for q in range(d)]]
+        const = [str(-sum((c for (_, c), on in zip(neurons, pattern) if on), Fraction(0)))]
+        index[cell] = len(regions)
+        regions.append(region(pattern, A, b, [str(x) for x in point], M, const))
+    adjacency = []
+    for cell, i in index.items():
+        for q in range(d):
+            other = cell[:q] + (cell[q] + 1,) + cell[q + 1:]
+            if other in index:
+                adjacency.append([i, index[other], [neurons.index((q, cuts[q][cell[q]]))]])
+    return export(network, {"type": "box", "lower": [-1] * d, "upper": [1] * d}, regions, adjacency,
+                  linear_regions=[[i] for i in range(len(regions))])
+
+
+cut_points = st.lists(st.fractions(min_value=Fraction(-9, 10), max_value=Fraction(9, 10), max_denominator=20),
+                      min_size=0, max_size=3, unique=True)
+
+
+@settings(max_examples=15)
+@given(st.lists(cut_points, min_size=1, max_size=2).filter(lambda ts: any(ts)), st.data())
+def test_grids_verify_and_any_tampering_fails(thresholds, data):
+    doc = grid(thresholds)
+    result = verify_export(doc)
+    assert result.ok, result.report()
+    n, neurons = len(doc["regions"]), len(doc["regions"][0]["pattern"])
+    if n > 1:
+        dropped = copy.deepcopy(doc)
+        k = data.draw(st.integers(0, n - 1))
+        del dropped["regions"][k]
+        dropped["adjacency"] = [[i - (i > k), j - (j > k), labels] for i, j, labels in dropped["adjacency"]
+                                if k not in (i, j)]
+        dropped["linear_regions"] = [[i] for i in range(n - 1)]
+        assert not verify_export(dropped).ok
+    if neurons:
+        flipped = copy.deepcopy(doc)
+        k, q = data.draw(st.integers(0, n - 1)), data.draw(st.integers(0, neurons - 1))
+        flipped["regions"][k]["pattern"][q] ^= 1
+        assert "pattern" in failure(flipped)
