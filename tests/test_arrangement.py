@@ -385,3 +385,97 @@ def test_index_errors():
         braid(3).deletion(3)
     with pytest.raises(InvalidInputError, match="hyperplane index"):
         braid(3).restriction(-1)
+
+
+# ------------------------------------------------------------------------------------------- domains
+class Rows:
+    """A polytope given only by its rows ``A x <= b`` (an arrangement's domain needs nothing more)."""
+
+    def __init__(self, A, b):
+        self.A = tuple(tuple(Fraction(v) for v in row) for row in A)
+        self.b = tuple(Fraction(v) for v in b)
+        self.dim = len(self.A[0])
+
+
+def square(lo, hi):
+    lo, hi = Fraction(lo), Fraction(hi)
+    return Rows([[1, 0], [0, 1], [-1, 0], [0, -1]], [hi, hi, -lo, -lo])
+
+
+def test_points_on_a_line_within_an_interval():
+    arrangement = Arrangement([[1, k] for k in range(4)]).within(Rows([[1], [-1]], ["5/2", "-1/2"]))
+    assert arrangement.num_regions() == 3  # (1/2, 1), (1, 2), (2, 5/2)
+    assert arrangement.f_vector() == (2, 3)
+    assert [r.interior_point[0] for r in arrangement.regions()] == [Fraction(3, 4), Fraction(3, 2), Fraction(9, 4)]
+    assert arrangement.check_zaslavsky().ok
+
+
+def test_domain_facets_on_hyperplanes():
+    # x = 0 is a side of the square: it cuts nothing and has no face inside.
+    arrangement = Arrangement([[1, 0, 0], [1, 0, "1/2"], [0, 1, "1/2"]]).within(square(0, 1))
+    assert arrangement.num_regions() == 4 and arrangement.f_vector() == (1, 4, 4)
+    assert all(r.signs[0] == 1 for r in arrangement.regions())
+    report = arrangement.check_zaslavsky(raise_on_failure=True)
+    assert report.bounded_predicted == report.bounded_regions == 4
+
+
+def test_grid_within_a_square():
+    rows = [[1, 0, k] for k in range(9)] + [[0, 1, k] for k in range(9)]
+    inside = Arrangement(rows).within(square("1/2", "7/2"))
+    assert inside.num_regions() == 16 and inside.f_vector() == (9, 24, 16)  # lines 1, 2, 3 each way
+    region = inside.region_of(["3/4", "3/4"])
+    assert region is not None and region.contains([Fraction(3, 4), Fraction(3, 4)])
+    assert inside.region_of([0, 0]) is None  # outside the domain
+    assert inside.region_of([1, "3/4"]) is None  # on a line
+
+
+def test_unbounded_domain():
+    half_plane = Rows([[0, -1]], [0])  # y >= 0
+    inside = Arrangement([[1, 0, 0], [0, 1, 1]]).within(half_plane)
+    report = inside.check_zaslavsky()
+    assert report.regions == report.regions_predicted == 4 and report.bounded_predicted is None
+    assert report.ok and len(inside.bounded_regions()) == 0
+    assert inside.restriction(1).num_regions() == 2  # the line y = 1 lies inside
+
+
+def test_bad_domains():
+    with pytest.raises(InvalidInputError, match="R\\^2"):
+        Arrangement([[1, 0, 0]]).within(Rows([[1]], [1]))
+    with pytest.raises(InvalidInputError, match="full-dimensional"):
+        Arrangement([[1, 0, 0]]).within(Rows([[1, 0], [-1, 0]], [0, 0]))
+    with pytest.raises(InvalidInputError, match="Polytope"):
+        Arrangement([[1, 0, 0]]).within("box")
+    with pytest.raises(InvalidInputError, match="misses"):
+        Arrangement([[1, 0, 5]]).within(square(0, 1)).restriction(0)
+    for construction in ("essentialization", "cone"):
+        with pytest.raises(InvalidInputError, match="without a domain"):
+            getattr(Arrangement([[1, 0, 0]]).within(square(-1, 1)), construction)()
+
+
+def test_regions_as_polytopes():
+    from polyregions.polytope import Polytope
+
+    rows = [[1, 0, k] for k in range(4)] + [[0, 1, k] for k in range(4)] + [[1, 1, 3]]
+    box = Polytope.box([0, 0], [3, 3])
+    inside = Arrangement(rows).within(box)
+    regions = inside.regions()
+    # The cells tile the box: their volumes add up to its volume, each is bounded and holds its point.
+    assert sum(r.polytope.volume() for r in regions) == box.volume() == 9
+    for region in regions:
+        polytope = region.polytope
+        assert polytope.is_bounded() and polytope.contains_strictly(region.interior_point)
+    whole = Arrangement(rows)
+    for region in whole.regions():
+        assert region.polytope.is_bounded() == region.bounded  # essential: relative is ordinary boundedness
+    assert isinstance(inside.restriction(8).domain, Polytope)
+    # x + y = 3 meets the grid lines only at (1, 2) and (2, 1) inside the box: three open segments.
+    assert inside.restriction(8).num_regions() == 3
+
+
+def test_whole_space_as_a_domain():
+    from polyregions.polytope import Polytope
+
+    arrangement = shi(3)
+    inside = arrangement.within(Polytope.space(3))
+    assert inside.num_regions() == arrangement.num_regions()
+    assert inside.check_zaslavsky(faces=False).ok

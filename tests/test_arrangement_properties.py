@@ -58,7 +58,7 @@ def _lp_signs(arrangement, signs):
 
 
 @given(arrangements(dims=(2, 3), max_rows=5))
-@settings(max_examples=25)
+@settings(max_examples=15)
 def test_regions_are_exactly_the_feasible_sign_vectors(arrangement):
     found = {r.signs for r in arrangement.regions()}
     brute = {s for s in itertools.product((-1, 1), repeat=len(arrangement)) if _lp_signs(arrangement, s)}
@@ -66,7 +66,7 @@ def test_regions_are_exactly_the_feasible_sign_vectors(arrangement):
 
 
 @given(arrangements(dims=(2, 3), max_rows=4))
-@settings(max_examples=15)
+@settings(max_examples=10)
 def test_faces_are_exactly_the_feasible_sign_vectors(arrangement):
     found = {f.signs for f in arrangement.faces()}
     assert len(found) == len(arrangement.faces())

@@ -321,7 +321,9 @@ class Arrangement:
                 new_b.append(Fraction(-r[-1]))
             elif r[-1] >= 0:
                 raise InvalidInputError("restriction: the flat misses the interior of the domain")
-        return _make_polytope(tuple(new_A), tuple(new_b), len(columns) - 1)
+        from ..polytope import Polytope
+
+        return Polytope(tuple(new_A), tuple(new_b), len(columns) - 1)
 
     def essentialization(self) -> "Arrangement":
         """The same arrangement modulo its lineality space, in ``R^rank``.
@@ -449,12 +451,3 @@ class Arrangement:
                           "agrees": report.ok},
         }
         return summary
-
-
-def _make_polytope(A, b, dim):
-    try:
-        from ..polytope import Polytope
-    except ImportError:  # pragma: no cover - the polytope module ships with polyregions
-        from types import SimpleNamespace
-        return SimpleNamespace(A=A, b=b, dim=dim)
-    return Polytope(A, b, dim)
