@@ -9,9 +9,8 @@ import pytest
 
 from polyregions import CertificateError, InvalidInputError
 from polyregions.arrangements import (Arrangement, braid, catalan, check_zaslavsky, coordinate, generic, graphical,
-                                      intersection_poset, ish, linial, network_layer, parse_name, resonance,
-                                      semiorder, shi)
-from polyregions.arrangements.library import is_generic
+                                      intersection_poset, is_generic, ish, linial, network_layer, parse_name,
+                                      resonance, semiorder, shi)
 from polyregions.lp import maximize
 
 
@@ -351,7 +350,7 @@ def test_poset_invariants():
     assert poset.mobius[origin.index] == 2 and origin.contains([0, 0]) and not origin.contains([0, 1])
     diagram = poset.hasse_diagram()
     assert diagram.number_of_edges() == 4 + 3 + 2 + 2 + 2
-    assert intersection_poset([], 2).characteristic_polynomial() == (1, 0, 0)
+    assert intersection_poset(Arrangement([], dim=2)).characteristic_polynomial() == (1, 0, 0)
 
 
 def test_flat_points_and_directions():

@@ -10,7 +10,7 @@ Examples
 
 from .arrangement import Arrangement, canonical_hyperplanes
 from .io import arrangement_from_json, arrangement_to_json, read_arrangement, write_arrangement
-from .library import (braid, catalan, coordinate, generic, graphical, ish, linial, network_layer,
+from .library import (braid, catalan, coordinate, generic, graphical, is_generic, ish, linial, network_layer,
                       parse_name, resonance, semiorder, shi)
 from .poset import Flat, IntersectionPoset, intersection_poset
 from .regions import Face, Region, sign_string
@@ -35,6 +35,7 @@ __all__ = [
     "ish",
     "coordinate",
     "generic",
+    "is_generic",
     "graphical",
     "resonance",
     "network_layer",

@@ -25,6 +25,8 @@ from fractions import Fraction
 from operator import mul
 from typing import Iterable, Sequence
 
+from ..errors import CertificateError
+
 __all__ = [
     "IntRow",
     "SymbolicPoint",
@@ -99,8 +101,7 @@ def concrete_point(point: SymbolicPoint, rows: Sequence[Sequence[int]], signs: S
     Rows whose sign is 0 must vanish on the whole curve (they are checked too).
     """
     n = len(point) - 1
-    s = 0
-    while True:
+    for s in range(_MAX_HALVINGS):
         combined = [0] * len(point[0])
         for j, v in enumerate(point):
             shift = s * (n - j)
@@ -109,7 +110,11 @@ def concrete_point(point: SymbolicPoint, rows: Sequence[Sequence[int]], signs: S
         if all(_sign(sum(map(mul, row, combined))) == sign for row, sign in zip(rows, signs)):
             w = combined[-1]
             return tuple(Fraction(x, w) for x in combined[:-1])
-        s += 1
+    raise CertificateError("a symbolic point does not show the signs of its cell")
+
+
+#: More halvings than any cell of rows with a few thousand bits can need.
+_MAX_HALVINGS = 100_000
 
 
 def _sign(v: int) -> int:
@@ -220,7 +225,7 @@ def enumerate_cells(rows: Sequence[IntRow], allowed: Sequence[int], k: int
             else:
                 sign = lex_sign(h, point)
                 if sign == 0:  # impossible: a point on H inside an open cell means H cuts it
-                    raise AssertionError("a cell's point lies on a hyperplane that does not cut the cell")
+                    raise CertificateError("a cell's point lies on a hyperplane that does not cut the cell")
                 if allow & sign_bit(sign):
                     refined[signs + (sign,)] = point
         current = refined

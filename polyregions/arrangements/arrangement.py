@@ -218,8 +218,8 @@ class Arrangement:
 
         The domain plays no part in it: it is the poset of the hyperplanes in ``R^dim``.
         """
-        from .poset import intersection_poset
-        return intersection_poset(self._rows, self.dim)
+        from .poset import poset_of_rows
+        return poset_of_rows(self._rows, self.dim)
 
     def characteristic_polynomial(self) -> tuple[int, ...]:
         """Coefficients of ``chi(t)``, degree ``dim`` first, constant last (from the poset).

@@ -24,8 +24,9 @@ if TYPE_CHECKING:
     import networkx as nx
 
     from ..linalg import Matrix, Vector
+    from .arrangement import Arrangement
 
-__all__ = ["Flat", "IntersectionPoset", "intersection_poset"]
+__all__ = ["Flat", "IntersectionPoset", "intersection_poset", "poset_of_rows"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,8 @@ class Flat:
     rank: int
     dim: int
     columns: tuple[IntRow, ...] = field(repr=False, compare=False)
+    """The flat's integer chart: homogeneous direction vectors ``(v, 0)``, then a homogeneous point ``(p, w)``
+    with ``w > 0``; the flat is ``{(p + sum_j y_j v_j) / w}``."""
 
     @property
     def point(self) -> "Vector":
@@ -257,19 +260,25 @@ class IntersectionPoset:
         return graph
 
 
-def intersection_poset(rows: Sequence[Sequence[int]], dim: int, *, max_rank: int | None = None
-                       ) -> IntersectionPoset:
+def poset_of_rows(rows: Sequence[Sequence[int]], dim: int, *, max_rank: int | None = None) -> IntersectionPoset:
     """The intersection poset of hyperplanes given as integer rows ``(a_1, ..., a_dim, e)``: ``a.x + e = 0``.
 
     The rows must be distinct up to scaling, with non-zero normals. ``max_rank`` stops after that rank.
-
-    Examples
-    --------
-    The coordinate hyperplanes of R^3 (a Boolean lattice):
-
-    >>> intersection_poset([(1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0)], 3).characteristic_polynomial()
-    (1, -3, 3, -1)
     """
     raw, below = _generate([tuple(r) for r in rows], dim, max_rank)
     flats = tuple(Flat(i, _bits(mask), rank, dim - rank, columns) for i, (mask, rank, columns) in enumerate(raw))
     return IntersectionPoset(dim, flats, tuple(tuple(b) for b in below))
+
+
+def intersection_poset(arrangement: "Arrangement") -> IntersectionPoset:
+    """The intersection poset of an arrangement (the same as ``arrangement.poset``).
+
+    Examples
+    --------
+    The coordinate hyperplanes of R^3 give a Boolean lattice:
+
+    >>> from polyregions.arrangements import coordinate
+    >>> intersection_poset(coordinate(3)).characteristic_polynomial()
+    (1, -3, 3, -1)
+    """
+    return arrangement.poset

@@ -63,7 +63,11 @@ class Face:
     @cached_property
     def interior_point(self) -> "Vector":
         """An exact point of the face's relative interior (every sign as in :attr:`signs`)."""
-        return concrete_point(self._point, self.arrangement._system[0], self._system_signs)
+        point = self._point
+        if self.flat:  # the point is in the flat's chart until asked for
+            columns = self.arrangement.poset.flats[self.flat].columns
+            point = tuple(lift(columns, v) for v in point)
+        return concrete_point(point, self.arrangement._system[0], self._system_signs)
 
     @property
     def sign_string(self) -> str:
@@ -172,16 +176,13 @@ def region_of(arrangement: "Arrangement", x: Sequence) -> Region | None:
 
 
 def _flat_cells(rows: Sequence[IntRow], allowed: Sequence[int], columns: Sequence[IntRow]):
-    """The cells of the system restricted to a flat: (full sign vector, symbolic point in the big space)."""
+    """The cells of the system restricted to a flat: (full sign vector, symbolic point in the flat's chart)."""
     restricted = restrict_rows(rows, allowed, columns)
     if restricted is None:
         return []
     sub_rows, sub_allowed, recipe = restricted
-    out = []
-    for signs, point in enumerate_cells(sub_rows, sub_allowed, len(columns) - 1):
-        full = tuple(o if i < 0 else o * signs[i] for i, o in recipe)
-        out.append((full, tuple(lift(columns, v) for v in point)))
-    return out
+    return [(tuple([o if i < 0 else o * signs[i] for i, o in recipe]), point)
+            for signs, point in enumerate_cells(sub_rows, sub_allowed, len(columns) - 1)]
 
 
 def enumerate_faces(arrangement: "Arrangement", *, dims: Sequence[int] | None = None) -> tuple[Face, ...]:
@@ -223,8 +224,8 @@ def _relatively_bounded(rows: Sequence[IntRow], allowed: Sequence[int], sign_vec
     """
     import numpy as np
 
-    from .poset import intersection_poset
     from ._kernel import canonical
+    from .poset import poset_of_rows
 
     if not sign_vectors:
         return []
@@ -233,7 +234,7 @@ def _relatively_bounded(rows: Sequence[IntRow], allowed: Sequence[int], sign_vec
         normal = row[:-1] + (0,)
         normals.setdefault(canonical(normal)[0])
     central = list(normals)
-    poset = intersection_poset(central, dim)
+    poset = poset_of_rows(central, dim)
     rank = poset.rank
     if rank == 0:
         return [True] * len(sign_vectors)
@@ -316,7 +317,8 @@ def face_poset(arrangement: "Arrangement") -> "nx.DiGraph":
                         signs[k] = direction * sides[k]
                     other = index.get(tuple(signs))
                     if other is None:
-                        raise AssertionError("a facet of a face has no face on one of its sides")
+                        from ..errors import CertificateError
+                        raise CertificateError("a facet of a face has no face on one of its sides")
                     graph.add_edge(i, other)
     return graph
 
