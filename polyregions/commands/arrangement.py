@@ -11,8 +11,9 @@ __all__ = ["add_parser", "run"]
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "arrangement", help="count the regions and faces of a hyperplane arrangement exactly",
-        description=__doc__ + " Regions and faces are enumerated; the characteristic polynomial comes from the "
-                              "intersection poset, and Zaslavsky's theorem ties the two together.")
+        description="Exact invariants of a hyperplane arrangement. Regions and faces are enumerated; the "
+                    "characteristic polynomial comes from the intersection poset, and Zaslavsky's theorem ties the "
+                    "two together.")
     parser.add_argument("file", metavar="FILE", nargs="?", help="a polyregions.arrangement/1 JSON file")
     parser.add_argument("--name", metavar="NAME",
                         help="a built-in arrangement instead of a file: braid:N, shi:N, catalan:N, linial:N, "
