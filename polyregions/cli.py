@@ -48,10 +48,23 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _join_negative_values(argv: list[str]) -> list[str]:
+    """``--box -1,1`` as ``--box=-1,1``: argparse would take ``-1,1`` for an option."""
+    joined, i = [], 0
+    while i < len(argv):
+        if argv[i] == "--box" and i + 1 < len(argv) and argv[i + 1].startswith("-"):
+            joined.append(f"--box={argv[i + 1]}")
+            i += 2
+        else:
+            joined.append(argv[i])
+            i += 1
+    return joined
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     parser = _build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_join_negative_values(list(sys.argv[1:] if argv is None else argv)))
     try:
         return int(args.run(args) or 0)
     except PolyregionsError as error:

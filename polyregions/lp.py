@@ -11,7 +11,7 @@ variables, needed only when there are no rows to tell it.
 
 from __future__ import annotations
 
-import warnings
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
@@ -219,9 +219,14 @@ def _row_weights(A: Matrix) -> Vector:
 
 
 def _satisfies(A: Matrix, b: Vector, x: Vector, strict: bool) -> bool:
+    """Whether ``A x <= b`` (every row strict when ``strict``), in integer arithmetic."""
+    denominator = math.lcm(*(v.denominator for v in x))
+    X = [v.numerator * (denominator // v.denominator) for v in x]
     for row, bi in zip(A, b):
-        value = dot(row, x)
-        if value > bi or (strict and value == bi):
+        scale = math.lcm(bi.denominator, *(v.denominator for v in row))
+        value = sum(v.numerator * (scale // v.denominator) * xj for v, xj in zip(row, X) if v)
+        bound = bi.numerator * (scale // bi.denominator) * denominator
+        if value > bound or (strict and value == bound):
             return False
     return True
 
@@ -237,12 +242,42 @@ def _to_float(A: Matrix, b: Vector) -> tuple[np.ndarray, np.ndarray] | None:
     return A_f / scale[:, None], b_f / scale
 
 
-def _highs(c_f: np.ndarray, A_f: np.ndarray, b_f: np.ndarray):
-    from scipy.optimize import linprog
+_SOLVER = None
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return linprog(-c_f, A_ub=A_f, b_ub=b_f, bounds=[(None, None)] * len(c_f), method="highs")
+
+def _highs(c_f: np.ndarray, A_f: np.ndarray, b_f: np.ndarray) -> tuple[str | None, np.ndarray, np.ndarray]:
+    """Solve ``max c.x s.t. A x <= b`` (x free) with HiGHS in floating point: (status, x, duals >= 0).
+
+    One solver object is reused, which costs a tenth of scipy's ``linprog`` per small program.
+    """
+    import highspy
+
+    global _SOLVER
+    if _SOLVER is None:
+        _SOLVER = highspy.Highs()
+        _SOLVER.setOptionValue("output_flag", False)
+    m, n = A_f.shape
+    infinity = highspy.kHighsInf
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = n, m
+    lp.col_cost_ = -c_f
+    lp.col_lower_, lp.col_upper_ = np.full(n, -infinity), np.full(n, infinity)
+    lp.row_lower_, lp.row_upper_ = np.full(m, -infinity), b_f
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+    lp.a_matrix_.start_ = np.arange(0, m * n + 1, n) if n else np.zeros(m + 1, dtype=int)
+    lp.a_matrix_.index_ = np.tile(np.arange(n), m)
+    lp.a_matrix_.value_ = A_f.ravel()
+    _SOLVER.clearModel()
+    _SOLVER.passModel(lp)
+    _SOLVER.run()
+    model_status = _SOLVER.getModelStatus()
+    status = {highspy.HighsModelStatus.kOptimal: "optimal",
+              highspy.HighsModelStatus.kInfeasible: "infeasible",
+              highspy.HighsModelStatus.kUnbounded: "unbounded"}.get(model_status)
+    if status != "optimal":
+        return status, None, None
+    solution = _SOLVER.getSolution()
+    return status, np.array(solution.col_value), -np.array(solution.row_dual)
 
 
 def _float_slack_point(A: Matrix, b: Vector, weights: Vector, k: int) -> Vector | None:
@@ -253,10 +288,10 @@ def _float_slack_point(A: Matrix, b: Vector, weights: Vector, k: int) -> Vector 
     norms = np.linalg.norm(A_f, axis=1)
     A_aug = np.hstack([A_f, norms[:, None]])
     A_aug = np.vstack([A_aug, np.eye(1, k + 1, k)])
-    res = _highs(np.eye(1, k + 1, k)[0], A_aug, np.append(b_f, 1.0))
-    if res.status != 0 or res.x is None:
+    status, x, _ = _highs(np.eye(1, k + 1, k)[0], A_aug, np.append(b_f, 1.0))
+    if status != "optimal":
         return None
-    return tuple(Fraction(float(v)) for v in res.x[:k])
+    return tuple(Fraction(float(v)) for v in x[:k])
 
 
 def _maximize(c: Vector, A: Matrix, b: Vector, n: int, backend: str) -> LPResult:
@@ -284,12 +319,9 @@ def _float_solve(c: Vector, A: Matrix, b: Vector, n: int, backend: str):
     if backend == "cvxpy":
         from ._cvxpy_backend import solve_with_cvxpy
         return solve_with_cvxpy(c_f, A_f, b_f)
-    res = _highs(c_f, A_f, b_f)
-    status = {0: "optimal", 2: "infeasible", 3: "unbounded"}.get(res.status)
+    status, x, y = _highs(c_f, A_f, b_f)
     if status is None:
         return None
-    x = res.x if status == "optimal" else None
-    y = -res.ineqlin.marginals if status == "optimal" else None
     return status, x, y
 
 

@@ -1,0 +1,160 @@
+"""The region complex: what every refinement engine returns.
+
+An activation region is a full-dimensional cell of the domain on which every neuron stays on one linear piece
+of its activation; it is convex, so it is an H-polytope. Regions live in *domain coordinates* t (a box or
+polytope domain uses the input coordinates themselves; a segment or a slice uses the parameters of
+``origin + directions^T t``). Linear regions are the connected components of the adjacency graph restricted to
+edges across which the network's output map does not change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import networkx as nx
+
+from .linalg import Matrix, Vector, dot
+
+if TYPE_CHECKING:
+    from .domain import Domain
+    from .network import Network
+    from .polytope import Polytope
+
+__all__ = ["Region", "RegionComplex"]
+
+
+@dataclass(frozen=True)
+class Region:
+    """One activation region.
+
+    Attributes
+    ----------
+    pattern : tuple of int
+        The linear piece of every neuron (flat, in the order of ``Network.neurons``).
+    A, b : the region ``{t : A t <= b}`` in domain coordinates (exact; rows may be redundant).
+    interior_point : tuple of Fraction
+        An exact point with ``A t < b`` in every row.
+    network : Network
+        The network in domain coordinates (``Network.restrict`` of the original), which gives the region's
+        exact output map on demand: computing it for every region up front would dominate the run time.
+    """
+
+    pattern: tuple[int, ...]
+    A: Matrix
+    b: Vector
+    interior_point: Vector
+    network: "Network" = field(repr=False, compare=False)
+
+    @cached_property
+    def output_map(self) -> tuple[Matrix, Vector]:
+        """``(M, c)``: the network's output on the region is ``M t + c`` (exact)."""
+        return self.network.affine_map(self.pattern)
+
+    @property
+    def dim(self) -> int:
+        return len(self.interior_point)
+
+    @property
+    def polytope(self) -> "Polytope":
+        from .polytope import Polytope
+        return Polytope(self.A, self.b, self.dim)
+
+    def contains_strictly(self, t: Vector) -> bool:
+        """Whether t lies in the open region (exact)."""
+        return all(dot(row, t) < bi for row, bi in zip(self.A, self.b))
+
+
+@dataclass(frozen=True)
+class RegionComplex:
+    """The activation regions of a network in a domain, their adjacency and their linear regions.
+
+    Attributes
+    ----------
+    network : Network
+        The network, on its own input space.
+    domain : Domain
+    regions : tuple of Region
+        Sorted by pattern, so that two engines give equal complexes.
+    adjacency : tuple of (i, j, neurons)
+        One entry per pair of regions (i < j) whose closures share a facet; ``neurons`` is the frozenset of
+        neurons whose piece differs between them.
+    exact : bool
+        True when every decision behind the complex was certified exactly.
+    engine : str
+        Which refinement engine produced it.
+    """
+
+    network: "Network"
+    domain: "Domain"
+    regions: tuple[Region, ...]
+    adjacency: tuple[tuple[int, int, frozenset[int]], ...]
+    exact: bool = True
+    engine: str = ""
+
+    def __len__(self) -> int:
+        return len(self.regions)
+
+    @cached_property
+    def graph(self) -> nx.Graph:
+        """The region adjacency graph: node i is ``regions[i]``; edges carry ``neurons``."""
+        graph = nx.Graph()
+        for i, region in enumerate(self.regions):
+            graph.add_node(i, pattern=region.pattern)
+        for i, j, neurons in self.adjacency:
+            graph.add_edge(i, j, neurons=tuple(sorted(neurons)))
+        return graph
+
+    @cached_property
+    def linear_regions(self) -> tuple[frozenset[int], ...]:
+        """The linear regions, as sets of activation-region indices (sorted by smallest member)."""
+        from .affine_maps import float_output_maps, maps_certainly_differ
+
+        same_map = nx.Graph()
+        same_map.add_nodes_from(range(len(self.regions)))
+        if self.adjacency:
+            net = self.regions[0].network
+            maps, bounds = float_output_maps(net, [r.pattern for r in self.regions])
+            same_map.add_edges_from(
+                (i, j) for i, j, _ in self.adjacency
+                if not maps_certainly_differ(maps, bounds, i, j)
+                and self.regions[i].output_map == self.regions[j].output_map)
+        return tuple(sorted((frozenset(c) for c in nx.connected_components(same_map)), key=min))
+
+    def region_of(self, t: Vector) -> int | None:
+        """The index of the region whose interior holds t, or None (t on a boundary or outside)."""
+        for i, region in enumerate(self.regions):
+            if region.contains_strictly(t):
+                return i
+        return None
+
+    def summary(self) -> dict[str, Any]:
+        """The numbers of ``polyregions regions --json``."""
+        return {
+            "input_dim": self.network.input_dim,
+            "domain_dim": self.domain.dim,
+            "neurons": self.network.num_neurons,
+            "activation_regions": len(self.regions),
+            "linear_regions": len(self.linear_regions),
+            "adjacencies": len(self.adjacency),
+            "exact": self.exact,
+            "engine": self.engine,
+        }
+
+
+def sorted_complex(network, domain, regions: list[Region], adjacency_by_pattern: set[tuple[tuple, tuple]],
+                   *, exact: bool, engine: str) -> RegionComplex:
+    """Build a complex with regions sorted by pattern from adjacency given as pairs of patterns."""
+    ordered = sorted(regions, key=lambda r: r.pattern)
+    position = {r.pattern: i for i, r in enumerate(ordered)}
+    edges = set()
+    for p, q in adjacency_by_pattern:
+        i, j = sorted((position[p], position[q]))
+        neurons = frozenset(k for k, (u, v) in enumerate(zip(p, q)) if u != v)
+        edges.add((i, j, neurons))
+    return RegionComplex(network, domain, tuple(ordered), tuple(sorted(edges, key=lambda e: (e[0], e[1]))),
+                         exact=exact, engine=engine)
+
+
+__all__.append("sorted_complex")

@@ -1,0 +1,45 @@
+from fractions import Fraction
+
+import numpy as np
+from hypothesis import given, strategies as st
+
+from polyregions.activations import hardtanh, leaky_relu, linear, piecewise_linear, relu
+from polyregions.affine_maps import float_output_maps, maps_certainly_differ
+from polyregions.network import Network
+
+entry = st.fractions(min_value=-10, max_value=10, max_denominator=1000)
+activation = st.sampled_from([relu(), hardtanh(), leaky_relu(Fraction(1, 3)),
+                              piecewise_linear([-1, 0, 2], [1, -1, 2, 0], 0)])
+
+
+@st.composite
+def networks_and_points(draw):
+    n0 = draw(st.integers(1, 3))
+    layers, fan_in = [], n0
+    for width in draw(st.lists(st.integers(1, 6), min_size=1, max_size=3)):
+        weight = draw(st.lists(st.lists(entry, min_size=fan_in, max_size=fan_in), min_size=width, max_size=width))
+        layers.append((weight, draw(st.lists(entry, min_size=width, max_size=width)), draw(activation)))
+        fan_in = width
+    layers.append(([draw(st.lists(entry, min_size=fan_in, max_size=fan_in))], [Fraction(0)], linear()))
+    net = Network.from_layers(n0, layers)
+    points = draw(st.lists(st.lists(entry, min_size=n0, max_size=n0), min_size=1, max_size=5))
+    return net, points
+
+
+@given(networks_and_points())
+def test_the_float_maps_lie_within_their_proven_bounds_of_the_exact_maps(case):
+    net, points = case
+    patterns = [net.pattern(p) for p in points]
+    maps, bounds = float_output_maps(net, patterns)
+    for pattern, approx, bound in zip(patterns, maps, bounds):
+        M, c = net.affine_map(pattern)
+        exact = np.array([[float(v) for v in row] + [float(ci)] for row, ci in zip(M, c)])
+        # float() of the exact value rounds once more: allow that half-ulp on top of the proven bound.
+        assert np.all(np.abs(exact - approx) <= bound + np.spacing(np.abs(exact)))
+
+
+def test_equal_maps_are_never_certified_different():
+    net = Network.from_layers(1, [([[1], [1]], [0, 0], relu()), ([[1, -1]], [0], linear())])
+    maps, bounds = float_output_maps(net, [(0, 0), (1, 1), (0, 1)])
+    assert not maps_certainly_differ(maps, bounds, 0, 1)  # relu(x) - relu(x) is 0 on both sides
+    assert maps_certainly_differ(maps, bounds, 0, 2)

@@ -1,0 +1,103 @@
+import itertools
+import math
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+network = pytest.importorskip("polyregions.network")
+from polyregions import activations as act  # noqa: E402
+from polyregions import domain as dom  # noqa: E402
+from polyregions.linalg import dot  # noqa: E402
+from polyregions.network import Network  # noqa: E402
+from polyregions.refine import refine  # noqa: E402
+
+from region_oracle import brute_force_patterns  # noqa: E402
+
+
+def _generic_first_layer(n_inputs, n_neurons, seed):
+    import random
+    rng = random.Random(seed)
+    weight = [[Fraction(rng.randint(-50, 50), rng.randint(1, 7)) or Fraction(1) for _ in range(n_inputs)]
+              for _ in range(n_neurons)]
+    bias = [Fraction(rng.randint(-50, 50), rng.randint(1, 11)) for _ in range(n_neurons)]
+    return weight, bias
+
+
+@pytest.mark.parametrize("n_inputs, n_neurons", [(1, 4), (2, 5), (3, 5)])
+def test_one_generic_layer_over_all_of_space_gives_the_zaslavsky_count(n_inputs, n_neurons):
+    weight, bias = _generic_first_layer(n_inputs, n_neurons, seed=n_inputs * 10 + n_neurons)
+    net = Network.from_layers(n_inputs, [(weight, bias, act.relu())])
+    result = refine(net, dom.space(n_inputs))
+    assert len(result) == sum(math.comb(n_neurons, i) for i in range(n_inputs + 1))
+
+
+def _tiny_networks():
+    activation = st.sampled_from([act.relu(), act.hardtanh(), act.leaky_relu(Fraction(1, 4)),
+                                  act.piecewise_linear([-1, 0, 2], [1, -1, 2, 0], 0)])
+    entry = st.integers(-2, 2).map(Fraction)
+
+    @st.composite
+    def build(draw):
+        n0 = draw(st.integers(1, 2))
+        widths = draw(st.lists(st.integers(1, 3), min_size=1, max_size=2))
+        layers, fan_in = [], n0
+        for width in widths:
+            weight = draw(st.lists(st.lists(entry, min_size=fan_in, max_size=fan_in), min_size=width, max_size=width))
+            bias = draw(st.lists(entry, min_size=width, max_size=width))
+            layers.append((weight, bias, draw(activation)))
+            fan_in = width
+        layers.append(([[Fraction(1)] * fan_in], [Fraction(0)], act.linear()))
+        return Network.from_layers(n0, layers)
+    return build()
+
+
+@settings(max_examples=25, deadline=None)
+@given(_tiny_networks())
+def test_refinement_agrees_with_the_brute_force_oracle_on_degenerate_networks(net):
+    box = dom.box([-3] * net.input_dim, [3] * net.input_dim)
+    result = refine(net, box)
+    patterns = [r.pattern for r in result.regions]
+    assert len(set(patterns)) == len(patterns)
+    assert set(patterns) == brute_force_patterns(net, box.region.A, box.region.b)
+    for region in result.regions:
+        assert region.contains_strictly(region.interior_point)
+        assert net.pattern(region.interior_point) == region.pattern
+        M, c = region.output_map
+        assert tuple(dot(row, region.interior_point) + ci for row, ci in zip(M, c)) == net(region.interior_point)
+    graph = result.graph
+    for i, j, neurons in result.adjacency:
+        assert i < j and neurons and graph.has_edge(j, i)
+    assert len(result.linear_regions) <= len(result)
+
+
+def test_two_crossing_neurons_in_a_square():
+    net = Network.from_layers(2, [([[1, 0], [0, 1]], [0, 0], act.relu()), ([[1, 1]], [0], act.linear())])
+    result = refine(net, dom.box([-1, -1], [1, 1]))
+    assert len(result) == 4
+    # Four quadrants: each shares a facet with two others, not with the opposite one.
+    assert len(result.adjacency) == 4
+    assert len(result.linear_regions) == 4
+
+
+def test_linear_regions_merge_across_facets_where_the_map_does_not_change():
+    # relu(x) - relu(x) == 0: two activation regions, one linear region.
+    net = Network.from_layers(1, [([[1], [1]], [0, 0], act.relu()), ([[1, -1]], [0], act.linear())])
+    result = refine(net, dom.box([-1], [1]))
+    assert len(result) == 2
+    assert len(result.linear_regions) == 1
+
+
+def test_permuting_neurons_and_positive_scaling_change_nothing():
+    weight, bias = _generic_first_layer(2, 4, seed=3)
+    out = [[Fraction(1), Fraction(-2), Fraction(3), Fraction(1, 2)]]
+    net = Network.from_layers(2, [(weight, bias, act.relu()), (out, [0], act.linear())])
+    order = [2, 0, 3, 1]
+    scaled = Network.from_layers(2, [([[3 * v for v in weight[i]] for i in order], [3 * bias[i] for i in order],
+                                      act.relu()), ([[out[0][i] / 3 for i in order]], [0], act.linear())])
+    box = dom.box([-5, -5], [5, 5])
+    first, second = refine(net, box), refine(scaled, box)
+    assert len(first) == len(second)
+    assert len(first.linear_regions) == len(second.linear_regions)
+    assert sorted(tuple(p[i] for i in order) for p in (r.pattern for r in first.regions)) == \
+        sorted(r.pattern for r in second.regions)
