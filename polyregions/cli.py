@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import pkgutil
 import sys
 from typing import Sequence
 
 from .errors import PolyregionsError
 
-__all__ = ["main", "COMMANDS"]
-
-#: Sub-command names, each a module of :mod:`polyregions.commands`.
-COMMANDS = ("regions", "arrangement", "boundary", "demo")
+__all__ = ["main"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -37,14 +35,10 @@ def _build_parser() -> argparse.ArgumentParser:
     from . import __version__
     parser.add_argument("--version", action="version", version=f"polyregions {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for name in COMMANDS:
-        try:
-            module = importlib.import_module(f".commands.{name}", __package__)
-        except ModuleNotFoundError as error:
-            if error.name != f"{__package__}.commands.{name}":
-                raise
-            continue
-        module.add_parser(subparsers)
+    from . import commands
+
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+        importlib.import_module(f".commands.{info.name}", __package__).add_parser(subparsers)
     return parser
 
 
