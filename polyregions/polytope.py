@@ -53,6 +53,11 @@ class Polytope:
     dim : int
         The ambient dimension (explicit, so that a polytope without rows, all of R^dim, works).
 
+    Notes
+    -----
+    ``==`` compares descriptions (rows in order); :meth:`equals` compares sets, through the canonical form
+    of :meth:`irredundant`. Generators are computed once per object and kept (the object is immutable).
+
     Examples
     --------
     >>> square = Polytope.box([0, 0], [1, 1])
