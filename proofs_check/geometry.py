@@ -35,10 +35,13 @@ IntRow = tuple[tuple[int, ...], int]
 
 
 class Vertex(NamedTuple):
-    """A vertex of a polytope and the indices of the rows tight at it."""
+    """A vertex of a polytope, the indices of the rows tight at it, and the point as integers
+    ``nums / den`` (``den > 0``, in lowest common terms) for fast exact arithmetic."""
 
     point: tuple[Fraction, ...]
     tight: frozenset[int]
+    nums: tuple[int, ...]
+    den: int
 
 
 class TooLarge(Exception):
@@ -115,6 +118,9 @@ def _det(m: list[list[int]]) -> int:
     if n == 3:
         (a, b, c), (d, e, f), (g, h, i) = m
         return a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
+    if n == 4:  # Laplace expansion along the first row
+        return sum((-1) ** c * m[0][c] * _det([row[:c] + row[c + 1:] for row in m[1:]])
+                   for c in range(4) if m[0][c])
     # Bareiss: fraction-free elimination, every division exact.
     m = [row[:] for row in m]
     sign, previous = 1, 1
@@ -132,6 +138,39 @@ def _det(m: list[list[int]]) -> int:
     return sign * m[n - 1][n - 1]
 
 
+def _cramer(subset: Sequence[IntRow]) -> tuple[list[int], int] | None:
+    """Cramer's rule: ``(numerators, det)`` of the solution of the rows as equations, None if singular."""
+    matrix = [list(a) for a, _ in subset]
+    den = _det(matrix)
+    if den == 0:
+        return None
+    return [_det([row[:q] + [b] + row[q + 1:] for row, (_, b) in zip(matrix, subset)])
+            for q in range(len(matrix))], den
+
+
+def _solve(subset: Sequence[IntRow]) -> tuple[list[int], int] | None:
+    """The same as :func:`_cramer` by fraction-free Gauss-Jordan elimination (Bareiss): the matrix ends as
+    ``det * I`` and the right-hand side as ``det * x`` (up to one common sign), every division exact."""
+    m = [list(a) + [b] for a, b in subset]
+    n, previous, sign = len(m), 1, 1
+    for k in range(n):
+        if m[k][k] == 0:
+            swap = next((r for r in range(k + 1, n) if m[r][k]), None)
+            if swap is None:
+                return None
+            m[k], m[swap] = m[swap], m[k]
+            sign = -sign
+        pivot_row = m[k]
+        pivot = pivot_row[k]
+        for r in range(n):
+            if r != k:
+                row = m[r]
+                factor = row[k]
+                m[r] = [(pivot * x - factor * y) // previous for x, y in zip(row, pivot_row)]
+        previous = pivot
+    return [m[q][n] for q in range(n)], m[0][0]
+
+
 def vertices(rows: Sequence[IntRow], dim: int, *, max_subsets: int | None = None) -> list[Vertex]:
     """Every vertex of the polytope ``{t : a . t <= b for every row}``, exactly, by brute force.
 
@@ -147,22 +186,18 @@ def vertices(rows: Sequence[IntRow], dim: int, *, max_subsets: int | None = None
     rows = list(rows)
     if dim == 0:
         if all(b >= 0 for _, b in rows):
-            return [Vertex((), frozenset(i for i, (_, b) in enumerate(rows) if b == 0))]
+            return [Vertex((), frozenset(i for i, (_, b) in enumerate(rows) if b == 0), (), 1)]
         return []
     distinct = sorted({row for row in rows if any(row[0])})
     count = comb(len(distinct), dim)
     if max_subsets is not None and count > max_subsets:
         raise TooLarge(f"C({len(distinct)}, {dim}) = {count} row subsets (limit {max_subsets})")
-    found: dict[tuple[Fraction, ...], frozenset[int]] = {}
+    found: dict[tuple[int, ...], Vertex] = {}
     for subset in combinations(distinct, dim):
-        matrix = [list(a) for a, _ in subset]
-        den = _det(matrix)
-        if den == 0:
+        solved = _solve(subset) if dim > 3 else _cramer(subset)
+        if solved is None:
             continue
-        nums = []
-        for q in range(dim):
-            replaced = [row[:q] + [b] + row[q + 1:] for row, (_, b) in zip(matrix, subset)]
-            nums.append(_det(replaced))
+        nums, den = solved
         if den < 0:
             den, nums = -den, [-v for v in nums]
         tight = []
@@ -173,9 +208,37 @@ def vertices(rows: Sequence[IntRow], dim: int, *, max_subsets: int | None = None
             if lhs == b * den:
                 tight.append(index)
         else:
-            point = tuple(Fraction(v, den) for v in nums)
-            found.setdefault(point, frozenset(tight))
-    return [Vertex(point, tight) for point, tight in found.items()]
+            divisor = gcd(den, *nums)
+            key = tuple(v // divisor for v in nums) + (den // divisor,)
+            if key not in found:
+                found[key] = Vertex(tuple(Fraction(v, den) for v in nums), frozenset(tight), key[:-1], key[-1])
+    return list(found.values())
+
+
+def _integers(points: Sequence[Sequence[Fraction]]) -> tuple[list[list[int]], int]:
+    """The points over one common denominator: ``(integer rows, den)``."""
+    den = lcm(*(Fraction(x).denominator for p in points for x in p))
+    return [[int(Fraction(x) * den) for x in p] for p in points], den
+
+
+def _rank(rows: list[list[int]]) -> int:
+    """Rank of an integer matrix by fraction-free elimination (rows kept primitive)."""
+    rows = [row[:] for row in rows if any(row)]
+    rank = 0
+    for col in range(len(rows[0]) if rows else 0):
+        pivot = next((r for r in range(rank, len(rows)) if rows[r][col]), None)
+        if pivot is None:
+            continue
+        rows[rank], rows[pivot] = rows[pivot], rows[rank]
+        top = rows[rank]
+        for r in range(rank + 1, len(rows)):
+            factor = rows[r][col]
+            if factor:
+                new = [top[col] * x - factor * y for x, y in zip(rows[r], top)]
+                divisor = gcd(*new)
+                rows[r] = [v // divisor for v in new] if divisor > 1 else new
+        rank += 1
+    return rank
 
 
 def affine_dimension(points: Sequence[Sequence[Fraction]]) -> int:
@@ -188,20 +251,19 @@ def affine_dimension(points: Sequence[Sequence[Fraction]]) -> int:
     """
     if not points:
         return -1
-    base = points[0]
-    matrix = [[Fraction(x) - Fraction(y) for x, y in zip(p, base)] for p in points[1:]]
-    rank, columns = 0, len(base)
-    for col in range(columns):
-        pivot = next((r for r in range(rank, len(matrix)) if matrix[r][col] != 0), None)
-        if pivot is None:
-            continue
-        matrix[rank], matrix[pivot] = matrix[pivot], matrix[rank]
-        for r in range(len(matrix)):
-            if r != rank and matrix[r][col] != 0:
-                factor = matrix[r][col] / matrix[rank][col]
-                matrix[r] = [x - factor * y for x, y in zip(matrix[r], matrix[rank])]
-        rank += 1
-    return rank
+    rows, _ = _integers(points)
+    return _rank([[x - y for x, y in zip(row, rows[0])] for row in rows[1:]])
+
+
+def _vertex_integers(verts: Sequence[Vertex], drop: int | None = None) -> list[list[int]]:
+    """The vertices over their common denominator (numerators only), coordinate ``drop`` left out."""
+    den = lcm(*(v.den for v in verts))
+    return [[x * (den // v.den) for q, x in enumerate(v.nums) if q != drop] for v in verts]
+
+
+def _dimension_of(verts: Sequence[Vertex]) -> int:
+    rows = _vertex_integers(verts)
+    return _rank([[x - y for x, y in zip(row, rows[0])] for row in rows[1:]]) if rows else -1
 
 
 def triangulate(verts: Sequence[Vertex], face: frozenset[int], dim: int,
@@ -227,7 +289,7 @@ def triangulate(verts: Sequence[Vertex], face: frozenset[int], dim: int,
             sub = frozenset(v for v in face if row in verts[v].tight)
             if apex in sub or sub in facets:
                 continue
-            if affine_dimension([verts[v].point for v in sub]) == dim - 1:
+            if _dimension_of([verts[v] for v in sub]) == dim - 1:
                 facets.add(sub)
         result = [(apex,) + simplex for sub in sorted(facets, key=sorted)
                   for simplex in triangulate(verts, sub, dim - 1, memo)]
@@ -248,22 +310,12 @@ def simplex_volume(points: Sequence[Sequence[Fraction]], *, drop: int | None = N
     """
     if drop is not None:
         points = [tuple(x for q, x in enumerate(p) if q != drop) for p in points]
-    base = points[0]
-    matrix = [[Fraction(x) - Fraction(y) for x, y in zip(p, base)] for p in points[1:]]
-    k = len(matrix)
-    det = Fraction(1)
-    for col in range(k):
-        pivot = next((r for r in range(col, k) if matrix[r][col] != 0), None)
-        if pivot is None:
-            return Fraction(0)
-        if pivot != col:
-            matrix[col], matrix[pivot] = matrix[pivot], matrix[col]
-        det *= matrix[col][col]
-        for r in range(col + 1, k):
-            factor = matrix[r][col] / matrix[col][col]
-            if factor:
-                matrix[r] = [x - factor * y for x, y in zip(matrix[r], matrix[col])]
-    return abs(det) / factorial(k)
+    rows, den = _integers(points)
+    k = len(rows) - 1
+    if k == 0:
+        return Fraction(1)
+    det = _det([[x - y for x, y in zip(row, rows[0])] for row in rows[1:]])
+    return Fraction(abs(det), den ** k * factorial(k))
 
 
 def volume(verts: Sequence[Vertex], dim: int, *, face: frozenset[int] | None = None, drop: int | None = None,
@@ -282,12 +334,16 @@ def volume(verts: Sequence[Vertex], dim: int, *, face: frozenset[int] | None = N
         return Fraction(0)
     if dim == 0:
         return Fraction(1)
-    if affine_dimension([verts[v].point for v in face]) < dim:
+    if _dimension_of([verts[v] for v in face]) < dim:
         return Fraction(0)
-    total = Fraction(0)
+    # Every simplex over the common denominator of the face's vertices: a sum of integer determinants.
+    den = lcm(*(verts[v].den for v in face))
+    scaled = {v: [x * (den // verts[v].den) for q, x in enumerate(verts[v].nums) if q != drop] for v in face}
+    total = 0
     for simplex in triangulate(verts, face, dim, memo):
-        total += simplex_volume([verts[v].point for v in simplex], drop=drop)
-    return total
+        base = scaled[simplex[0]]
+        total += abs(_det([[x - y for x, y in zip(scaled[v], base)] for v in simplex[1:]]))
+    return Fraction(total, den ** dim * factorial(dim))
 
 
 def restrict_to_hyperplane(rows: Iterable[IntRow], plane: IntRow, drop: int) -> list[IntRow]:

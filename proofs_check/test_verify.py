@@ -479,3 +479,74 @@ def test_grids_verify_and_any_tampering_fails(thresholds, data):
         k, q = data.draw(st.integers(0, n - 1)), data.draw(st.integers(0, neurons - 1))
         flipped["regions"][k]["pattern"][q] ^= 1
         assert "pattern" in failure(flipped)
+
+
+@given(st.integers(1, 6).flatmap(lambda n: st.lists(
+    st.tuples(st.tuples(*[st.integers(-4, 4)] * n), st.integers(-9, 9)), min_size=n, max_size=n)))
+def test_fraction_free_solve_matches_cramer(rows):
+    fast, slow = geo._solve(rows), geo._cramer(rows)
+    assert (fast is None) == (slow is None)
+    if fast is not None:
+        assert [Fraction(v, fast[1]) for v in fast[0]] == [Fraction(v, slow[1]) for v in slow[0]]
+
+
+@given(st.lists(st.tuples(st.fractions(-3, 3, max_denominator=7), st.fractions(1, 4, max_denominator=7)),
+                min_size=1, max_size=4))
+def test_box_volumes(sides):
+    rows = []
+    for q, (low, width) in enumerate(sides):
+        unit = [Fraction(int(i == q)) for i in range(len(sides))]
+        rows += [geo.integer_row([-v for v in unit], -low), geo.integer_row(unit, low + width)]
+    expected = Fraction(1)
+    for _, width in sides:
+        expected *= width
+    verts = geo.vertices(rows, len(sides))
+    assert len(verts) == 2 ** len(sides) and geo.volume(verts, len(sides)) == expected
+
+
+# ------------------------------------------------------------------------------------ real polyregions exports
+
+def _real_cases():
+    from polyregions import domain as dom
+    from polyregions.activations import hardtanh, relu
+    from polyregions.network import Network
+
+    net2 = Network.from_layers(2, [([[1, 2], [-1, 1], [1, -1]], [0, "1/3", "-1/4"], relu()),
+                                   ([[1, 1, -1], [2, -1, 1]], [0, "1/2"], relu()), ([[1, -1]], [0], "linear")])
+    net3 = Network.from_layers(3, [([[1, 0, 1], [0, 1, -1], [1, 1, 1], [1, -2, 0]], [0, "1/5", "-1/3", "1/7"],
+                                    hardtanh()), ([[1, -1, 1, 1]], ["1/9"], relu())])
+    return [("box lp", net2, dom.box([-1, -1], [1, 1]), "lp"),
+            ("box mesh", net2, dom.box([-1, -1], [1, 1]), "mesh"),
+            ("space", net2, dom.space(2), "lp"),
+            ("segment", net2, dom.segment([-1, -1], [1, "1/2"]), "auto"),
+            ("slice", net3, dom.slice([0, 0, "1/4"], [[1, 0, 0], [0, 1, 1]], [-1, -1], [1, 1]), "auto"),
+            ("box 3-D", net3, dom.box([-1, -1, -1], [1, 1, 1]), "lp")]
+
+
+@pytest.mark.parametrize("index", range(6), ids=["box-lp", "box-mesh", "space", "segment", "slice", "box-3d"])
+def test_real_exports_verify(index, tmp_path):
+    from polyregions.enumeration import enumerate_regions
+    from polyregions.export import complex_to_json, write_complex_json
+
+    name, network, domain, engine = _real_cases()[index]
+    complex_ = enumerate_regions(network, domain, engine=engine)
+    path = tmp_path / "complex.json"
+    write_complex_json(complex_, path)
+    assert main([str(path), "--quiet"]) == 0
+    doc = json.loads(json.dumps(complex_to_json(complex_)))
+    result = verify_export(doc)
+    assert result.ok, result.report()
+    assert doc["summary"]["activation_regions"] == len(complex_) >= 2
+    # Dropping one adjacency, or one region, makes the same export fail.
+    broken = copy.deepcopy(doc)
+    del broken["adjacency"][len(broken["adjacency"]) // 2]
+    assert not verify_export(broken).ok
+    broken = copy.deepcopy(doc)
+    k = len(broken["regions"]) // 2
+    del broken["regions"][k]
+    broken["adjacency"] = [[i - (i > k), j - (j > k), labels] for i, j, labels in broken["adjacency"]
+                           if k not in (i, j)]
+    broken.pop("linear_regions")
+    broken.pop("summary")
+    failure_message = failure(broken)
+    assert "coverage" in failure_message or "gap" in failure_message

@@ -54,6 +54,7 @@ import math
 import re
 import sys
 from dataclasses import dataclass, field
+from functools import cached_property
 from fractions import Fraction
 from typing import Any, Sequence
 
@@ -65,7 +66,7 @@ __all__ = ["InputError", "VerificationError", "Result", "load_export", "verify_e
 FORMAT = "polyregions.regions/1"
 NETWORK_FORMAT = "polyregions.network/1"
 DEFAULT_MAX_SUBSETS = 2_000_000
-PAIRWISE_LIMIT = 2000  # above it the quadratic interior-point test is skipped: constant patterns imply it
+PAIRWISE_LIMIT = 500  # above it the quadratic interior-point test is skipped: constant patterns imply it
 MAX_EXPONENT = 4000  # decimal exponents beyond this are rejected, as polyregions does
 
 _DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?")
@@ -167,7 +168,7 @@ def _dot(a: Sequence[Fraction], b: Sequence[Fraction]) -> Fraction:
 
 # --------------------------------------------------------------------------------------------------- network
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Activation:
     """Continuous piecewise linear: slope ``slopes[k]`` and intercept ``intercepts[k]`` on piece ``k``."""
 
@@ -179,8 +180,21 @@ class Activation:
     def is_linear(self) -> bool:
         return not self.breakpoints
 
-    def piece(self, value: Fraction) -> int:
-        return sum(1 for xi in self.breakpoints if xi < value)
+    @cached_property
+    def integer_den(self) -> int:
+        return math.lcm(*(v.denominator for v in self.slopes + self.intercepts))
+
+    @cached_property
+    def integer_slopes(self) -> tuple[int, ...]:
+        return tuple(int(v * self.integer_den) for v in self.slopes)
+
+    @cached_property
+    def integer_intercepts(self) -> tuple[int, ...]:
+        return tuple(int(v * self.integer_den) for v in self.intercepts)
+
+    @cached_property
+    def breakpoint_pairs(self) -> tuple[tuple[int, int], ...]:
+        return tuple((xi.numerator, xi.denominator) for xi in self.breakpoints)
 
     def bounds(self, piece: int) -> tuple[Fraction | None, Fraction | None]:
         """The closed interval of pre-activations of a piece (None: unbounded)."""
@@ -224,11 +238,19 @@ def _activation(obj: Any, where: str) -> Activation:
                             f"\"leaky_relu\" or \"piecewise_linear\", got {_describe(obj)}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Layer:
     weight: tuple[tuple[Fraction, ...], ...]
     bias: tuple[Fraction, ...]
     activation: Activation
+
+    @cached_property
+    def integer_form(self) -> tuple[list[list[int]], int, list[int], int]:
+        """``(W, w_den, bias, b_den)``: integers with weight = W / w_den and bias = bias / b_den."""
+        w_den = math.lcm(*(v.denominator for row in self.weight for v in row))
+        b_den = math.lcm(*(v.denominator for v in self.bias))
+        return ([[int(v * w_den) for v in row] for row in self.weight], w_den,
+                [int(v * b_den) for v in self.bias], b_den)
 
 
 @dataclass(frozen=True)
@@ -245,44 +267,58 @@ class Network:
     def output_dim(self) -> int:
         return len(self.layers[-1].bias)
 
-    def forward(self, x: Sequence[Fraction]) -> tuple[tuple[Fraction, ...], tuple[int, ...]]:
-        """The output and the pattern at ``x`` (exact)."""
-        value, pattern = tuple(x), []
-        for layer in self.layers:
-            act, out = layer.activation, []
-            for row, bias in zip(layer.weight, layer.bias):
-                pre = _dot(row, value) + bias
-                k = act.piece(pre)
-                out.append(act.slopes[k] * pre + act.intercepts[k])
-                if not act.is_linear:
-                    pattern.append(k)
-            value = tuple(out)
-        return value, tuple(pattern)
+    def evaluate(self, pattern: Sequence[int], t0: Sequence[Fraction], origin: Sequence[Fraction],
+                 directions: Sequence[Sequence[Fraction]]) -> "_Evaluation":
+        """One exact pass at the point ``x = origin + directions^T t0``, in integers with common denominators.
 
-    def fixed_pattern(self, pattern: Sequence[int], G, g):
-        """Propagate the affine map ``t -> G t + g`` of the input through the network with ``pattern`` fixed.
-
-        Returns the output map ``(M, c)`` and, for every neuron, ``(row, constant, piece, activation)`` of its
-        pre-activation ``row . t + constant``.
+        Three things travel together through the layers, as columns of one integer matrix over one common
+        denominator: the network's value at the point (each neuron on the piece its pre-activation falls in:
+        the actual pattern), and the affine map ``t -> G t + g`` of the layer's input with every neuron held on
+        its *recorded* piece (the fixed-pattern network, whose Jacobian is ``G``).
         """
-        cursor, neurons = 0, []
+        k = len(t0)
+        x0 = [o + sum((ti * d[q] for ti, d in zip(t0, directions)), _ZERO) for q, o in enumerate(origin)]
+        entries = [[d[q] for d in directions] + [origin[q], x0[q]] for q in range(self.input_dim)]
+        den = math.lcm(*(e.denominator for row in entries for e in row))
+        X = [[int(e * den) for e in row] for row in entries]
+        actual, neurons, cursor = [], [], 0
         for layer in self.layers:
+            W, w_den, bias, b_den = layer.integer_form
             act = layer.activation
-            columns = list(zip(*G))
-            newG, newg = [], []
-            for row, bias in zip(layer.weight, layer.bias):
-                a = tuple(_dot(row, col) for col in columns)
-                d = _dot(row, g) + bias
+            Dn = math.lcm(w_den * den, b_den)
+            s1, s2 = Dn // (w_den * den), Dn // b_den
+            columns = list(zip(*X))
+            newX = []
+            for row, b in zip(W, bias):
+                Y = [s1 * sum(w * x for w, x in zip(row, col)) for col in columns]
+                Y[k] += s2 * b
+                Y[k + 1] += s2 * b
                 if act.is_linear:
-                    k = 0
+                    recorded = here = 0
                 else:
-                    k = pattern[cursor]
+                    here = sum(1 for p, q in act.breakpoint_pairs if p * Dn < Y[k + 1] * q)
+                    recorded = pattern[cursor] if 0 <= pattern[cursor] <= len(act.breakpoints) else here
+                    actual.append(here)
+                    neurons.append((tuple(Y[:k]), Y[k], Dn, recorded, act))
                     cursor += 1
-                    neurons.append((a, d, k, act))
-                newG.append(tuple(act.slopes[k] * v for v in a))
-                newg.append(act.slopes[k] * d + act.intercepts[k])
-            G, g = tuple(newG), tuple(newg)
-        return (G, g), neurons
+                S, C = act.integer_slopes, act.integer_intercepts
+                newX.append([S[recorded] * y for y in Y[:k]] + [S[recorded] * Y[k] + C[recorded] * Dn,
+                                                                  S[here] * Y[k + 1] + C[here] * Dn])
+            den = act.integer_den * Dn
+            divisor = math.gcd(den, *(v for row in newX for v in row))
+            X, den = [[v // divisor for v in row] for row in newX], den // divisor
+        M = tuple(tuple(Fraction(v, den) for v in row[:k]) for row in X)
+        return _Evaluation(tuple(actual), M, tuple(Fraction(row[k], den) for row in X),
+                           tuple(Fraction(row[k + 1], den) for row in X), neurons)
+
+
+@dataclass(frozen=True)
+class _Evaluation:
+    pattern: tuple[int, ...]           # the actual pattern at the point
+    M: tuple                           # Jacobian of the fixed-pattern network (domain coordinates)
+    c: tuple                           # its constant term
+    output: tuple                      # the network's output at the point
+    neurons: list                      # per neuron: (a, d, den, piece, activation): pre-activation (a.t + d)/den
 
 
 def _network(obj: Any, where: str) -> Network:
@@ -463,7 +499,6 @@ def _fmt(values) -> str:
 def _check_certificates(ex: Export) -> list:
     """Check 1; returns each region's neuron pre-activations under its fixed pattern."""
     net, dom = ex.network, ex.domain
-    G0 = tuple(tuple(d[q] for d in dom.directions) for q in range(net.input_dim))
     affine = []
     for i, region in enumerate(ex.regions):
         t = region.point
@@ -474,20 +509,18 @@ def _check_certificates(ex: Export) -> list:
         for r, (row, bi) in enumerate(zip(dom.A, dom.b)):
             if not _dot(row, t) < bi:
                 raise VerificationError(f"region {i}: interior_point: not inside the open domain (domain row {r})")
-        x = dom.to_input(t)
-        output, pattern = net.forward(x)
-        if pattern != region.pattern:
+        ev = net.evaluate(region.pattern, t, dom.origin, dom.directions)
+        if ev.pattern != region.pattern:
             raise VerificationError(f"region {i}: pattern: recorded {_fmt(region.pattern)}, the forward pass at "
-                                    f"the interior point gives {_fmt(pattern)}")
-        (M, c), neurons = net.fixed_pattern(region.pattern, G0, dom.origin)
-        if region.M != M:
+                                    f"the interior point gives {_fmt(ev.pattern)}")
+        if region.M != ev.M:
             raise VerificationError(f"region {i}: output_map.M: not the Jacobian of the network with this "
-                                    f"pattern fixed (expected {[_fmt(r) for r in M]})")
+                                    f"pattern fixed (expected {[_fmt(r) for r in ev.M]})")
         value = tuple(_dot(row, t) + ci for row, ci in zip(region.M, region.c))
-        if value != output:
+        if value != ev.output:
             raise VerificationError(f"region {i}: output_map.c: M t + c = {_fmt(value)} at the interior point, "
-                                    f"the network gives {_fmt(output)}")
-        affine.append(neurons)
+                                    f"the network gives {_fmt(ev.output)}")
+        affine.append(ev.neurons)
     return affine
 
 
@@ -539,6 +572,11 @@ class _Geometry:
     verts: list           # per region: vertices of Q_i
     radius: int | None
 
+    @cached_property
+    def integer_points(self) -> list[list[tuple[list[int], int]]]:
+        """Per region, each vertex as ``(numerators, denominator)``."""
+        return [[(v.nums, v.den) for v in vs] for vs in self.verts]
+
 
 def _geometry(ex: Export, affine: list, max_subsets: int) -> _Geometry:
     k = ex.domain.dim
@@ -550,9 +588,11 @@ def _geometry(ex: Export, affine: list, max_subsets: int) -> _Geometry:
         everything = list(domain_rows) + [row for region in rows for row in region]
         everything += geo.box_rows(1, k)
         for neurons in affine:
-            for a, d, piece, act in neurons:
-                if any(a):
-                    everything += [geo.integer_row(a, xi - d) for xi in act.bounds(piece) if xi is not None]
+            for a, d, den, piece, act in neurons:
+                if any(a):  # (a.t + d) / den = p / q
+                    everything += [geo.integer_row([xi.denominator * v for v in a],
+                                                   xi.numerator * den - xi.denominator * d)
+                                   for xi in act.bounds(piece) if xi is not None]
         radius = geo.radius_bound(everything, k)
         clip += geo.box_rows(radius, k)
     verts = []
@@ -572,15 +612,19 @@ def _check_constant_patterns(ex: Export, affine: list, g: _Geometry) -> None:
     """Check 3: each neuron stays in its piece's closed interval on the whole region."""
     neuron_names = ex.network.neurons
     for i, (neurons, vs) in enumerate(zip(affine, g.verts)):
-        for q, (a, d, piece, act) in enumerate(neurons):
+        points = [(nums, vden, v.point) for (nums, vden), v in zip(g.integer_points[i], vs)]
+        for q, (a, d, den, piece, act) in enumerate(neurons):
             low, high = act.bounds(piece)
-            for v in vs:
-                value = _dot(a, v.point) + d
-                if (low is not None and value < low) or (high is not None and value > high):
+            for nums, vden, point in points:
+                # the pre-activation at the vertex is value / (den * vden)
+                value = sum(x * y for x, y in zip(a, nums)) + d * vden
+                scale = den * vden
+                if ((low is not None and value * low.denominator < low.numerator * scale)
+                        or (high is not None and value * high.denominator > high.numerator * scale)):
                     layer, unit = neuron_names[q]
                     raise VerificationError(
                         f"region {i}: pattern: neuron {q} (layer {layer}, unit {unit}) leaves piece {piece} "
-                        f"inside the region (pre-activation {value} at vertex {_fmt(v.point)})")
+                        f"inside the region (pre-activation {Fraction(value, scale)} at vertex {_fmt(point)})")
 
 
 def _check_coverage(ex: Export, g: _Geometry, max_subsets: int) -> str:
@@ -629,7 +673,7 @@ def _check_facets(ex: Export, g: _Geometry, pairs: dict[frozenset, int], max_sub
         neighbours[j].append(i)
     confirmed: set[frozenset] = set()
     for i, rows in enumerate(g.rows):
-        vs, memo = g.verts[i], {}
+        vs, ints, memo = g.verts[i], g.integer_points[i], {}
         all_rows = rows + g.clip
         done = set()
         for r, row in enumerate(rows):
@@ -650,7 +694,8 @@ def _check_facets(ex: Export, g: _Geometry, pairs: dict[frozenset, int], max_sub
                 if (plane_key, -key[1]) not in keyed[j]:
                     continue
                 cutting = [row_j for row_j, key_j in zip(g.rows[j], keyed[j]) if key_j[0] != plane_key and
-                           any(_dot(row_j[0], vs[v].point) > row_j[1] for v in face)]
+                           any(sum(x * y for x, y in zip(row_j[0], ints[v][0])) > row_j[1] * ints[v][1]
+                               for v in face)]
                 on_plane = geo.restrict_to_hyperplane(face_rows + cutting, row, drop)
                 try:
                     piece = geo.volume(geo.vertices(on_plane, k - 1, max_subsets=max_subsets), k - 1)
