@@ -67,8 +67,7 @@ def hyperplane_key(row: IntRow) -> tuple[tuple[int, ...], int]:
     """``(key, side)``: the hyperplane of ``row`` in a form shared by both its orientations, and +1 or -1.
 
     Two rows bound the same half-space iff their keys and sides agree, and opposite half-spaces of one
-    hyperplane iff their keys agree and their sides differ. A row with a zero normal has key ``None``-like
-    (all zeros) and side +1.
+    hyperplane iff their keys agree and their sides differ (rows are primitive, see :func:`integer_row`).
 
     Examples
     --------

@@ -271,10 +271,11 @@ class Network:
                  directions: Sequence[Sequence[Fraction]]) -> "_Evaluation":
         """One exact pass at the point ``x = origin + directions^T t0``, in integers with common denominators.
 
-        Three things travel together through the layers, as columns of one integer matrix over one common
-        denominator: the network's value at the point (each neuron on the piece its pre-activation falls in:
-        the actual pattern), and the affine map ``t -> G t + g`` of the layer's input with every neuron held on
-        its *recorded* piece (the fixed-pattern network, whose Jacobian is ``G``).
+        Two things travel together through the layers, as the columns of one integer matrix over one common
+        denominator: the affine map ``t -> G t + g`` of the layer's input with every neuron held on its
+        *recorded* piece (``k`` columns for ``G``, one for ``g``: the fixed-pattern network, whose Jacobian is
+        ``G``), and the network's actual value at the point (one column; each neuron on the piece its
+        pre-activation falls in, which gives the actual pattern).
         """
         k = len(t0)
         x0 = [o + sum((ti * d[q] for ti, d in zip(t0, directions)), _ZERO) for q, o in enumerate(origin)]
