@@ -170,3 +170,32 @@ def test_bad_input_is_rejected(kwargs):
     count = kwargs.pop("count")
     with pytest.raises(InvalidInputError):
         compare_with_bounds(count, **kwargs)
+
+
+def test_general_position_lines_reach_the_one_layer_bound():
+    # x1 = 0, x2 = 0 and x1 + x2 = 1 are in general position: exactly 1 + 3 + 3 = 7 regions of the plane.
+    from polyregions import domain
+    from polyregions.activations import relu
+    from polyregions.enumeration import enumerate_regions
+    from polyregions.network import Network
+
+    net = Network.from_layers(2, [([[1, 0], [0, 1], [1, 1]], [0, 0, -1], relu())])
+    count = len(enumerate_regions(net, domain.space(2)))
+    assert count == one_layer_bound(2, 3) == serra_bound(2, [3]) == 7
+    assert all(row.holds for row in compare_with_bounds(count, input_dim=2, widths=[3], activation="relu")
+               if row.applicable)
+
+
+@pytest.mark.parametrize("activation", ["relu", "hardtanh", {"kind": "leaky_relu", "negative_slope": "1/5"}],
+                         ids=["relu", "hardtanh", "leaky"])
+@pytest.mark.parametrize("seed", range(3))
+def test_counted_regions_respect_every_applicable_bound(activation, seed):
+    from polyregions import domain
+    from polyregions.enumeration import enumerate_regions
+    from polyregions.initializers import he_normal
+
+    net = he_normal([2, 4, 3], seed=seed, bias_std=0.5, activation=activation)
+    count = len(enumerate_regions(net, domain.box([-4, -4], [4, 4])))
+    rows = compare_with_bounds(count, input_dim=2, widths=[4, 3], activation=net.layers[0].activation)
+    assert all(row.holds for row in rows if row.applicable), rows
+    assert sum(row.applicable for row in rows) >= 2
