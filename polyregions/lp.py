@@ -369,7 +369,10 @@ def _certify_optimum(c: Vector, A: Matrix, b: Vector, n: int, x_f: np.ndarray, y
         candidate = chosen + [i]
         if len(rref([A[j] for j in candidate], n)[0]) == len(candidate):
             chosen = candidate
-    x = _project(tuple(Fraction(float(v)) for v in x_f), [A[i] for i in chosen], [b[i] for i in chosen])
+    if len(chosen) == n:
+        x = solve([A[i] for i in chosen], [b[i] for i in chosen])  # a vertex: the basis fixes it
+    else:
+        x = _project(tuple(Fraction(float(v)) for v in x_f), [A[i] for i in chosen], [b[i] for i in chosen])
     if x is None or not _satisfies(A, b, x, strict=False):
         return None
     y_basis = _solve_transposed([A[i] for i in chosen], c, n)

@@ -169,25 +169,83 @@ def _pattern_across(net: "Network", point: Vector, direction: Vector) -> tuple[i
 def _adjacency(regions: list[Region], net: "Network", domain_rows: int, backend: str
                ) -> set[tuple[tuple, tuple]]:
     """Pairs of patterns of regions whose closures share a facet (the first ``domain_rows`` rows of every
-    region are the domain's own, never shared)."""
+    region are the domain's own, never shared).
+
+    For each facet of each region, a point q in the facet's relative interior is known exactly. The region
+    across is guessed by a float forward pass just beyond q, then *proved* by exact arithmetic: a region S
+    with the opposite side of the same hyperplane whose other inequalities all hold strictly at q shares a
+    (k-1)-dimensional neighbourhood of q with the facet. Only when the guess cannot be proved do exact
+    lexicographic evaluation and certified LPs decide.
+    """
     by_pattern = {r.pattern: r for r in regions}
+    keys = {id(r): [hyperplane_key(a, bi) for a, bi in zip(r.A, r.b)] for r in regions}
     by_facet: dict[tuple, list[tuple[Region, int]]] = {}
     facets = []
     for region in regions:
         for i, point in _facets(region, domain_rows, backend):
-            key, side = hyperplane_key(region.A[i], region.b[i])
+            key, side = keys[id(region)][i]
             by_facet.setdefault(key, []).append((region, side))
             facets.append((region, i, point, key, side))
+    float_net = _FloatPatterns(net)
     edges = set()
     for region, i, point, key, side in facets:
         outward = region.A[i]
-        guess = by_pattern.get(_pattern_across(net, point, outward))
-        candidates = [guess] if guess is not None else [r for r, s in by_facet.get(key, ()) if s != side]
-        for other in candidates:
-            if other is region or not _share_facet(region, other, i, backend):
-                continue
-            edges.add(tuple(sorted((region.pattern, other.pattern))))
+        proved = False
+        guesses = (by_pattern.get(guess(net, point, outward))
+                   for guess in (float_net.pattern_beyond, _pattern_across))
+        for guess in guesses:
+            if guess is not None and guess is not region and _touches(guess, keys[id(guess)], point, key, side):
+                edges.add(tuple(sorted((region.pattern, guess.pattern))))
+                proved = True
+                break
+        if proved:
+            continue
+        for other, other_side in by_facet.get(key, ()):
+            if other_side != side and other is not region and _share_facet(region, other, i, backend):
+                edges.add(tuple(sorted((region.pattern, other.pattern))))
     return edges
+
+
+def _touches(region: Region, keys, point: Vector, key, side: int) -> bool:
+    """Whether ``region`` lies on the other side of hyperplane ``key`` with every other row strict at
+    ``point`` (a point of that hyperplane), exactly."""
+    found = False
+    for (row_key, row_side), a, bi in zip(keys, region.A, region.b):
+        if row_key == key:
+            if row_side == side:
+                return False
+            found = True
+        elif not dot(a, point) < bi:
+            return False
+    return found
+
+
+class _FloatPatterns:
+    """Float forward passes used only to *guess* patterns; every guess is proved exactly before use."""
+
+    def __init__(self, net: "Network"):
+        import numpy as np
+
+        self.np = np
+        self.layers = [(np.array([[float(v) for v in row] for row in layer.weight]),
+                        np.array([float(v) for v in layer.bias]),
+                        np.array([float(v) for v in layer.activation.breakpoints]),
+                        layer.activation) for layer in net.layers]
+
+    def pattern_beyond(self, _net, point: Vector, direction: Vector) -> tuple[int, ...]:
+        np = self.np
+        x = np.array([float(v) for v in point])
+        d = np.array([float(v) for v in direction])
+        x = x + d * (1e-9 * max(1.0, float(np.abs(x).max())) / max(float(np.abs(d).max()), 1e-300))
+        pattern: list[int] = []
+        for W, bias, breakpoints, activation in self.layers:
+            z = W @ x + bias
+            pieces = np.searchsorted(breakpoints, z, side="left")
+            x = np.array([float(activation.piece_map(int(k))[0]) * v + float(activation.piece_map(int(k))[1])
+                          for k, v in zip(pieces, z)])
+            if not activation.is_linear:
+                pattern.extend(int(k) for k in pieces)
+        return tuple(pattern)
 
 
 def _share_facet(region: Region, other: Region, row: int, backend: str) -> bool:
