@@ -1,0 +1,25 @@
+"""The LP-certified engine in dimensions above two: regions per second in a box."""
+
+from __future__ import annotations
+
+import time
+
+from polyregions.domain import box
+from polyregions.initializers import he_normal
+from polyregions.refine import refine
+
+
+def _rate(widths: list[int]):
+    net = he_normal(widths, seed=0)
+    domain = box([-1] * widths[0], [1] * widths[0])
+
+    def run() -> str:
+        started = time.perf_counter()
+        complex_ = refine(net, domain)
+        seconds = time.perf_counter() - started
+        return f"{len(complex_)} regions, {len(complex_) / seconds:.0f} regions/s"
+    return run
+
+
+def cases():
+    return [(f"LP engine, He normal {w} in [-1,1]^{w[0]}", _rate(w)) for w in ([3, 8, 8], [4, 16, 16], [6, 12, 12])]
