@@ -28,7 +28,7 @@ import numpy as np
 from flint import fmpq, fmpq_mat, fmpz
 
 from .errors import InvalidInputError, PolyregionsError
-from .float_filter import UNCERTAIN, activate, certified_signs, float_layer, forward_layer, input_bounds, \
+from .float_filter import activate, certified_signs, float_layer, forward_layer, input_bounds, \
     interpolate
 from .progress import progress_bar
 from .region_complex import Region, RegionComplex, sorted_complex
@@ -40,6 +40,9 @@ if TYPE_CHECKING:
 __all__ = ["refine_mesh"]
 
 _KEY = np.int64(1) << 31
+# Vertex sides of a hyperplane, as bits that OR into a face's code: on it, above, below, not proven yet.
+_ON, _ABOVE, _BELOW, _UNPROVEN = 0, 1, 2, 4
+_SIDE_OF_SIGN = np.array([_BELOW, _ON, _ABOVE, _UNPROVEN], dtype=np.int8)  # indexed by sign + 1 (sign 2: unproven)
 
 
 def refine_mesh(network: "Network", domain: "Domain", *, progress: bool = False) -> RegionComplex:
@@ -104,10 +107,21 @@ def mesh_regions(net: "Network", A: Sequence[Sequence[Fraction]], b: Sequence[Fr
     b = tuple(Fraction(v) for v in b)
     engine = (_Mesh1D if k == 1 else _Mesh2D)(net, A, b)
     with _collector_paused():
-        return engine.run(progress=progress)
+        regions, _, pairs = engine.run(progress=progress)
+        return regions, {(regions[i].pattern, regions[j].pattern) for i, j in pairs.tolist()}
 
 
 # --- small helpers ------------------------------------------------------------------------------------------
+
+def _one_blas_thread():
+    """One BLAS thread for the modular products when threadpoolctl is installed: these mid-sized products gain
+    little from threads and lose an order of magnitude when the cores are shared with other work."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
+
 
 def _ragged(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """Concatenated ranges ``starts[i] .. starts[i] + lengths[i] - 1``."""
@@ -397,10 +411,11 @@ class _Mesh:
         unit = np.array(self.line_unit, dtype=np.int64)[missing]
         bp = np.array(self.line_bp, dtype=np.int64)[missing]
         region = np.array(self.line_region, dtype=np.int64)[missing]
-        for q in np.unique(layer):
-            sel = layer == q
-            rows = self.exact.rows(int(q), region[sel], unit[sel], bp[sel], self.pieces, self.ancestors)
-            self.line_rows.update(zip(missing[sel].tolist(), rows))
+        with _one_blas_thread():
+            for q in np.unique(layer):
+                sel = layer == q
+                rows = self.exact.rows(int(q), region[sel], unit[sel], bp[sel], self.pieces, self.ancestors)
+                self.line_rows.update(zip(missing[sel].tolist(), rows))
 
     # exact evaluation ----------------------------------------------------------------------------------
 
@@ -452,23 +467,26 @@ class _Mesh:
                 errors.append(error)
                 for x_k in xi:
                     d = zj - x_k
-                    signs.append(1 if d > 0 else (-1 if d < 0 else 0))
+                    signs.append(_ABOVE if d > 0 else (_BELOW if d < 0 else _ON))
             self.Z[v, :len(values)] = values
             self.E[v, :len(values)] = errors
             self.S[v, :len(signs)] = signs
 
-    def _signs(self, q: int, Z: np.ndarray, E: np.ndarray) -> np.ndarray:
-        """Proven signs (vertices x hyperplanes) of rows ``Z`` with bounds ``E`` for layer ``q``."""
+    def _sides(self, q: int, Z: np.ndarray, E: np.ndarray) -> np.ndarray:
+        """Proven sides (vertices x hyperplanes; ``_ON``, ``_ABOVE``, ``_BELOW`` or ``_UNPROVEN``) of the
+        pre-activations ``Z`` (columns: units) with bounds ``E`` against layer ``q``'s breakpoints."""
         fa = self.flayers[q].activation
         T = fa.breakpoints.size
         S = np.empty((Z.shape[0], Z.shape[1] * T), dtype=np.int8)
         for k in range(T):
-            S[:, k::T] = certified_signs(Z, E, fa.breakpoints[k], fa.breakpoint_errors[k])
+            S[:, k::T] = _SIDE_OF_SIGN[certified_signs(Z, E, fa.breakpoints[k], fa.breakpoint_errors[k]) + 1]
         return S
 
     # the layer loop ------------------------------------------------------------------------------------
 
-    def run(self, *, progress: bool = False):
+    def run(self, *, progress: bool = False) -> tuple[list[Region], np.ndarray, np.ndarray]:
+        """Refine layer by layer; return the regions, their pattern matrix (a row per region, a column per
+        neuron) and the pairs ``(i, j)`` of regions sharing a facet (an array with two columns)."""
         self._initial_mesh()
         self.flayers = [float_layer(layer.weight, layer.bias, layer.activation) for layer in self.layers]
         total = sum(len(layer.weight) * len(layer.activation.breakpoints) for layer in self.layers)
@@ -487,8 +505,8 @@ class _Mesh:
                     self.ancestors.append(np.arange(self.nf, dtype=np.int64))
                     continue
                 T = len(layer.activation.breakpoints)
-                self.S = _grow(self._signs(q, Z, E), 2 * self.nv)
-                unsure = np.flatnonzero((self.S[:self.nv] == UNCERTAIN).any(axis=1))
+                self.S = _grow(self._sides(q, Z, E), 2 * self.nv)
+                unsure = np.flatnonzero((self.S[:self.nv] == _UNPROVEN).any(axis=1))
                 self._resolve(q, unsure)
                 self.anc = _grow(np.arange(self.nf, dtype=np.int64), 2 * self.nf)
                 self._start_layer(q)
@@ -500,17 +518,16 @@ class _Mesh:
                 self.ancestors.append(self.anc[:self.nf].copy())
         return self._output()
 
-    def _new_vertex_signs(self, q: int, h: int, Zn: np.ndarray, En: np.ndarray) -> np.ndarray:
-        """Signs of new vertices created on hyperplane ``h``: proven for later hyperplanes, exact on ``h``'s
-        own unit, zero (unused) for earlier ones."""
+    def _new_vertex_sides(self, q: int, h: int, Zn: np.ndarray, En: np.ndarray) -> np.ndarray:
+        """Sides of new vertices created on hyperplane ``h``: proven for the later units, exact on ``h``'s own
+        unit, ``_ON`` (never read) for the earlier ones."""
         T = self.flayers[q].activation.breakpoints.size
         unit, bp = divmod(h, T)
         S = np.zeros((Zn.shape[0], Zn.shape[1] * T), dtype=np.int8)
-        later = self._signs(q, Zn, En)
-        S[:, h + 1:] = later[:, h + 1:]
+        S[:, (unit + 1) * T:] = self._sides(q, Zn[:, unit + 1:], En[:, unit + 1:])
         xi = self.layers[q].activation.breakpoints
         for k in range(T):
-            S[:, unit * T + k] = (xi[bp] > xi[k]) - (xi[bp] < xi[k])
+            S[:, unit * T + k] = _ABOVE if xi[bp] > xi[k] else (_BELOW if xi[bp] < xi[k] else _ON)
         return S
 
     def _pattern_matrix(self, faces: int) -> np.ndarray:
@@ -599,16 +616,11 @@ class _Mesh2D(_Mesh):
 
     def _start_layer(self, q: int) -> None:
         self._compact()
-        bits = self._bits(self.S[self.pv[:self.ptop]])
-        code = np.bitwise_or.reduceat(bits, self.fstart[:self.nf], axis=0)
+        code = np.bitwise_or.reduceat(self.S[self.pv[:self.ptop]], self.fstart[:self.nf], axis=0)
         self.code = _grow(code, 2 * self.nf)
 
-    @staticmethod
-    def _bits(S: np.ndarray) -> np.ndarray:
-        return ((S == 1) | ((S == -1) << 1)).astype(np.int8)
-
     def _split(self, q: int, h: int) -> None:
-        faces = np.flatnonzero(self.code[:self.nf, h] == 3)
+        faces = np.flatnonzero(self.code[:self.nf, h] == _ABOVE | _BELOW)
         if faces.size == 0:
             return
         fa = self.flayers[q].activation
@@ -624,7 +636,7 @@ class _Mesh2D(_Mesh):
         s = self.S[verts, h]
         nxt = np.arange(1, total + 1, dtype=np.int64)
         nxt[offs + lens - 1] = offs
-        cross = (s * s[nxt]) < 0
+        cross = (s | s[nxt]) == _ABOVE | _BELOW
         ci = np.flatnonzero(cross)
         owner = np.repeat(np.arange(nf, dtype=np.int64), lens)
         # One chord line per region of the previous layers met by this hyperplane.
@@ -649,13 +661,13 @@ class _Mesh2D(_Mesh):
             self.xy[new_ids] = self.xy[ru] + lam[:, None] * (self.xy[rw] - self.xy[ru])
             Zn[:, unit] = fa.breakpoints[bp]
             En[:, unit] = fa.breakpoint_errors[bp]
-            Sn = self._new_vertex_signs(q, h, Zn, En)
+            Sn = self._new_vertex_sides(q, h, Zn, En)
             self.Z = _grow(self.Z, self.nv + nnew)
             self.E = _grow(self.E, self.nv + nnew)
             self.S = _grow(self.S, self.nv + nnew)
             self.Z[new_ids], self.E[new_ids], self.S[new_ids] = Zn, En, Sn
             self.nv += nnew
-            unsure = new_ids[(Sn == UNCERTAIN).any(axis=1)]
+            unsure = new_ids[(Sn == _UNPROVEN).any(axis=1)]
             self._resolve(q, unsure)
         # Cycles with the new vertices inserted after their crossing corners.
         count = 1 + cross
@@ -706,10 +718,10 @@ class _Mesh2D(_Mesh):
         self.fstart[new_faces], self.flen[new_faces] = startsB, lenB
         self.anc[new_faces] = self.anc[faces]
         self.code[new_faces, :h] = self.code[faces, :h]
-        self.code[faces, h] = np.where(sideA > 0, 1, 2)
-        self.code[new_faces, h] = np.where(sideA > 0, 2, 1)
+        self.code[faces, h] = sideA
+        self.code[new_faces, h] = (_ABOVE | _BELOW) ^ sideA
         if h + 1 < self.code.shape[1]:
-            bits = self._bits(self.S[np.concatenate([vA, vB]), h + 1:])
+            bits = self.S[np.concatenate([vA, vB]), h + 1:]
             starts = np.concatenate([endA + 1 - lenA, vA.size + endB + 1 - lenB])
             reduced = np.bitwise_or.reduceat(bits, starts, axis=0)
             self.code[faces, h + 1:] = reduced[:nf]
@@ -738,7 +750,6 @@ class _Mesh2D(_Mesh):
         same = np.flatnonzero(sk[1:] == sk[:-1])
         pairs = np.stack([owner[order[same]], owner[order[same + 1]]], axis=1)
         pairs = np.unique(np.sort(pairs, axis=1), axis=0)
-        adjacency = {(pattern_tuples[i], pattern_tuples[j]) for i, j in pairs.tolist()}
         # Inequalities: one row per maximal run of edges on one line.
         run_start = lines != lines[prev]
         run_idx = np.flatnonzero(run_start)
@@ -760,7 +771,7 @@ class _Mesh2D(_Mesh):
             regions.append(Region(pattern_tuples[f], tuple(all_A[position:end]), tuple(all_b[position:end]),
                                   points[f], net))
             position = end
-        return regions, adjacency
+        return regions, patterns, pairs
 
     def _oriented_row(self, line: int, above: bool) -> tuple[tuple[Fraction, ...], Fraction]:
         """The row ``a . t <= c`` of a line for a face below (or above) its breakpoint."""
@@ -921,11 +932,11 @@ class _Mesh1D(_Mesh):
 
     def _start_layer(self, q: int) -> None:
         nf = self.nf
-        code = _Mesh2D._bits(self.S[self.left[:nf]]) | _Mesh2D._bits(self.S[self.right[:nf]])
+        code = self.S[self.left[:nf]] | self.S[self.right[:nf]]
         self.code = _grow(code, 2 * nf)
 
     def _split(self, q: int, h: int) -> None:
-        faces = np.flatnonzero(self.code[:self.nf, h] == 3)
+        faces = np.flatnonzero(self.code[:self.nf, h] == _ABOVE | _BELOW)
         if faces.size == 0:
             return
         fa = self.flayers[q].activation
@@ -941,13 +952,13 @@ class _Mesh1D(_Mesh):
                                 fa.breakpoint_errors[bp])
         Zn[:, unit] = fa.breakpoints[bp]
         En[:, unit] = fa.breakpoint_errors[bp]
-        Sn = self._new_vertex_signs(q, h, Zn, En)
+        Sn = self._new_vertex_sides(q, h, Zn, En)
         self.Z = _grow(self.Z, self.nv + nf)
         self.E = _grow(self.E, self.nv + nf)
         self.S = _grow(self.S, self.nv + nf)
         self.Z[new_ids], self.E[new_ids], self.S[new_ids] = Zn, En, Sn
         self.nv += nf
-        self._resolve(q, new_ids[(Sn == UNCERTAIN).any(axis=1)])
+        self._resolve(q, new_ids[(Sn == _UNPROVEN).any(axis=1)])
         new_faces = self.nf + np.arange(nf, dtype=np.int64)
         for name in ("left", "right", "anc", "code"):
             setattr(self, name, _grow(getattr(self, name), self.nf + nf))
@@ -956,12 +967,12 @@ class _Mesh1D(_Mesh):
         self.anc[new_faces] = self.anc[faces]
         self.code[new_faces, :h] = self.code[faces, :h]
         low_side = self.S[lo, h]
-        self.code[faces, h] = np.where(low_side > 0, 1, 2)
-        self.code[new_faces, h] = np.where(low_side > 0, 2, 1)
+        self.code[faces, h] = low_side
+        self.code[new_faces, h] = (_ABOVE | _BELOW) ^ low_side
         if h + 1 < self.code.shape[1]:
             S = self.S[:, h + 1:]
-            self.code[faces, h + 1:] = _Mesh2D._bits(S[lo]) | _Mesh2D._bits(S[new_ids])
-            self.code[new_faces, h + 1:] = _Mesh2D._bits(S[new_ids]) | _Mesh2D._bits(S[hi])
+            self.code[faces, h + 1:] = S[lo] | S[new_ids]
+            self.code[new_faces, h + 1:] = S[new_ids] | S[hi]
         self.nf += nf
 
     def _output(self):
@@ -979,6 +990,6 @@ class _Mesh1D(_Mesh):
             regions.append(Region(pattern_tuples[f], (minus, plus), (-a, c), ((a + c) / 2,), self.net))
         face_right_of = np.full(self.nv, -1, dtype=np.int64)
         face_right_of[left] = np.arange(nf)
-        adjacency = {(pattern_tuples[f], pattern_tuples[g])
-                     for f, g in zip(range(nf), face_right_of[right].tolist()) if g >= 0}
-        return regions, adjacency
+        neighbour = face_right_of[right]
+        pairs = np.stack([np.arange(nf)[neighbour >= 0], neighbour[neighbour >= 0]], axis=1)
+        return regions, patterns, pairs
