@@ -9,9 +9,11 @@ Error model
 IEEE double precision, unit roundoff ``u = 2^-53``: ``fl(a op b) = (a op b)(1 + d)``, ``|d| <= u``, plus an
 absolute error below ``2^-1074`` when the result is subnormal. Write ``gamma_n = n u / (1 - n u)``.
 
-*Rounding of exact data.* An exact rational ``x`` stored as the nearest double ``x^`` has ``|x^ - x| <= u |x^|``
-(a relative error ``u`` of ``x`` is at most ``u (1 + u) |x^|``; the extra ``u^2`` is absorbed by the safety
-factor below). Parameters that are doubles exactly (all float32 weights, ReLU's slopes) carry no such error.
+*Rounding of exact data.* An exact rational ``x`` stored as the nearest double ``x^`` has
+``|x^ - x| <= 2u |x^| + 2^-1000`` (relative error ``u`` of ``x``, plus an absolute term for a result that may be
+subnormal); data that are doubles exactly (all float32 weights, ReLU's slopes) carry no error. A weight or
+bias of absolute value below ``2^-1000`` makes its row's bound infinite, so that row's signs are decided
+exactly.
 
 *One layer.* With ``h^`` the computed input, ``|h^ - h| <= e_h``, ``W^`` and ``b^`` the doubles nearest to the
 exact weight ``W`` and bias ``b`` (fan-in ``n``), the computed ``z^ = fl(W^ h^ + b^)`` (any summation order,
@@ -40,7 +42,8 @@ computed ``A^, B^`` (errors ``e_A < A^``, ``e_B < B^``), ``lambda^ = fl(A^ / fl(
 
 and ``fl(x^ + lambda^ fl(y^ - x^))`` is within
 ``(1 - lambda^) e_x + lambda^ e_y + |lambda^ - lambda| (|y^ - x^| + e_x + e_y) + gamma_3 (|x^| + lambda^ |y^ - x^|)``
-of the exact value (expand ``x^ + lambda^ (y^ - x^) - (x + lambda (y - x))`` and bound the three roundings).
+of the exact value (expand ``x^ + lambda^ (y^ - x^) - (x + lambda (y - x))`` and bound the three roundings),
+plus ``2^-1000`` for subnormal intermediate results unless ``y^ = x^`` (then the result is ``x^`` exactly).
 
 *The bound's own rounding.* Every bound is a sum of at most ``m`` non-negative terms (``m <= n + 8``) evaluated in
 floating point, hence at least ``(1 - gamma_m)`` times its exact value; multiplying by
@@ -61,6 +64,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -71,13 +75,22 @@ if TYPE_CHECKING:
     from .activations import Activation
 
 __all__ = ["U", "gamma", "safety", "UNCERTAIN", "FloatActivation", "float_layer", "certified_signs",
-           "input_bounds", "forward_layer", "interpolate"]
+           "doubles", "forward_layer", "interpolate"]
 
 #: The unit roundoff of IEEE double precision.
 U = 2.0 ** -53
 _TINY = 2.0 ** -1000
 #: The sign code of a value whose sign the float filter could not prove.
 UNCERTAIN = 2
+
+
+def _quiet(function):
+    """Run ``function`` without floating-point warnings: NaN and infinite values prove nothing downstream."""
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        with np.errstate(all="ignore"):
+            return function(*args, **kwargs)
+    return wrapper
 
 
 def gamma(n: int) -> float:
@@ -150,11 +163,15 @@ def float_layer(weight, bias, activation: "Activation") -> FloatLayer:
     """The :class:`FloatLayer` of exact ``weight`` rows, ``bias`` and ``activation``."""
     W = np.array([[float(v) for v in row] for row in weight], dtype=np.float64)
     b = np.array([float(v) for v in bias], dtype=np.float64)
-    # A weight that is not a double gets a rounding error the gamma_{n+3} term already covers.
-    tiny = _TINY * ((W != 0).sum(axis=1) + (b != 0) + 1)
+    # Subnormal products: at most 2^-1074 each, and none at all in a row of zeros (whose value is exact).
+    tiny = _TINY * ((W != 0).sum(axis=1) + (b != 0))
+    # A parameter too small for a relative rounding bound (its double may underflow): that row proves nothing.
+    underflow = [any(v and abs(v) < _TINY for v in list(row) + [bi]) for row, bi in zip(weight, bias)]
+    tiny[np.array(underflow, dtype=bool)] = np.inf
     return FloatLayer(W, b, np.abs(W), np.abs(b), tiny, W.shape[1], FloatActivation.of(activation))
 
 
+@_quiet
 def certified_signs(values: np.ndarray, errors: np.ndarray, xi: float, xi_error: float) -> np.ndarray:
     """Signs of ``exact - xi`` (int8: -1, 0, 1) where the bounds prove them, :data:`UNCERTAIN` elsewhere."""
     d = values - xi
@@ -166,11 +183,15 @@ def certified_signs(values: np.ndarray, errors: np.ndarray, xi: float, xi_error:
     return signs
 
 
-def input_bounds(points: np.ndarray) -> np.ndarray:
-    """Bounds on the distance of correctly rounded doubles ``points`` to the exact values they round."""
-    return np.where(points == 0, 0.0, U * np.abs(points) * (1 + 2 * U) + _TINY)
+def doubles(values) -> tuple[np.ndarray, np.ndarray]:
+    """The nearest doubles to exact rationals (any nesting of sequences) and bounds on their distances."""
+    flat = np.asarray(values, dtype=object)
+    pairs = [_double(v) for v in flat.ravel().tolist()]
+    return (np.array([x for x, _ in pairs], dtype=np.float64).reshape(flat.shape),
+            np.array([e for _, e in pairs], dtype=np.float64).reshape(flat.shape))
 
 
+@_quiet
 def _activate(layer_act: FloatActivation, z: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``act`` applied to values ``z`` with bounds ``e``: the computed values and their bounds."""
     if layer_act.is_relu:
@@ -183,7 +204,8 @@ def _activate(layer_act: FloatActivation, z: np.ndarray, e: np.ndarray) -> tuple
     q, p = layer_act.slopes[piece], layer_act.intercepts[piece]
     h = q * z + p
     rel, dq, dp = (layer_act.evaluation_errors[i][piece] for i in range(3))
-    rounding = rel * gamma(2) * (np.abs(q * z) + np.abs(p)) + dq * np.abs(z) + dp + layer_act.misplacement
+    rounding = (rel * gamma(2) * (np.abs(q * z) + np.abs(p)) + dq * np.abs(z) + dp + layer_act.misplacement
+                + _TINY * ((z != 0) | (p != 0)))  # a subnormal result
     # Inside one piece with margin, the error passes on with that piece's slope only.
     inside = np.isfinite(z) & np.isfinite(e)
     for k in range(xi.size):
@@ -193,6 +215,7 @@ def _activate(layer_act: FloatActivation, z: np.ndarray, e: np.ndarray) -> tuple
     return h, bound
 
 
+@_quiet
 def forward_layer(layer: FloatLayer, h: np.ndarray, e_h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Pre-activations ``W h + b`` of many points (rows of ``h``) and their bounds, from inputs ``h`` with
     bounds ``e_h``."""
@@ -210,6 +233,7 @@ def activate(layer: FloatLayer, z: np.ndarray, e: np.ndarray) -> tuple[np.ndarra
 __all__.append("activate")
 
 
+@_quiet
 def interpolate(zp: np.ndarray, ep: np.ndarray, zq: np.ndarray, eq: np.ndarray, unit: int, xi: float,
                 xi_error: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Pre-activations and bounds where ``unit`` crosses ``xi`` on segments ``p -> q`` (rows).
@@ -220,18 +244,17 @@ def interpolate(zp: np.ndarray, ep: np.ndarray, zq: np.ndarray, eq: np.ndarray, 
     dp = zp[:, unit] - xi
     dq = zq[:, unit] - xi
     a, b = np.abs(dp), np.abs(dq)
-    e_a = (ep[:, unit] + xi_error + 2 * U * a) * safety(3)
-    e_b = (eq[:, unit] + xi_error + 2 * U * b) * safety(3)
+    e_a = (ep[:, unit] + xi_error + 2 * U * a + _TINY) * safety(3)
+    e_b = (eq[:, unit] + xi_error + 2 * U * b + _TINY) * safety(3)
     s = a + b
     lam = a / s
     margin = s - e_a - e_b
-    with np.errstate(divide="ignore", invalid="ignore"):
-        e_lam = np.where(margin > 0, (e_a * (b + e_b) + (a + e_a) * e_b) / (s * margin) * safety(6) + gamma(2),
-                         np.inf) * (1 + 4 * U)
+    e_lam = np.where(margin > 0, (e_a * (b + e_b) + (a + e_a) * e_b) / (s * margin) * safety(6) + gamma(2),
+                     np.inf) * (1 + 4 * U)
     lam_c = lam[:, None]
     diff = zq - zp
     z = zp + lam_c * diff
     adiff = np.abs(diff)
     e = ((1 - lam_c) * ep + lam_c * eq + e_lam[:, None] * (adiff + ep + eq)
-         + gamma(3) * (np.abs(zp) + lam_c * adiff)) * safety(8)
+         + gamma(3) * (np.abs(zp) + lam_c * adiff) + _TINY * (diff != 0)) * safety(8)
     return z, e, lam

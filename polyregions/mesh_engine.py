@@ -28,8 +28,7 @@ import numpy as np
 from flint import fmpq, fmpq_mat, fmpz
 
 from .errors import InvalidInputError, PolyregionsError
-from .float_filter import activate, certified_signs, float_layer, forward_layer, input_bounds, \
-    interpolate
+from .float_filter import activate, certified_signs, doubles, float_layer, forward_layer, interpolate
 from .progress import progress_bar
 from .region_complex import Region, RegionComplex, sorted_complex
 
@@ -106,7 +105,7 @@ def mesh_regions(net: "Network", A: Sequence[Sequence[Fraction]], b: Sequence[Fr
     A = tuple(tuple(Fraction(v) for v in row) for row in A)
     b = tuple(Fraction(v) for v in b)
     engine = (_Mesh1D if k == 1 else _Mesh2D)(net, A, b)
-    with _collector_paused():
+    with _collector_paused(), _one_blas_thread():
         regions, _, pairs = engine.run(progress=progress)
         return regions, {(regions[i].pattern, regions[j].pattern) for i, j in pairs.tolist()}
 
@@ -114,8 +113,8 @@ def mesh_regions(net: "Network", A: Sequence[Sequence[Fraction]], b: Sequence[Fr
 # --- small helpers ------------------------------------------------------------------------------------------
 
 def _one_blas_thread():
-    """One BLAS thread for the modular products when threadpoolctl is installed: these mid-sized products gain
-    little from threads and lose an order of magnitude when the cores are shared with other work."""
+    """One BLAS thread, when threadpoolctl is installed: the engine's mid-sized matrix products gain little from
+    threads and lose an order of magnitude when the cores are shared with other work."""
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:
@@ -411,11 +410,10 @@ class _Mesh:
         unit = np.array(self.line_unit, dtype=np.int64)[missing]
         bp = np.array(self.line_bp, dtype=np.int64)[missing]
         region = np.array(self.line_region, dtype=np.int64)[missing]
-        with _one_blas_thread():
-            for q in np.unique(layer):
-                sel = layer == q
-                rows = self.exact.rows(int(q), region[sel], unit[sel], bp[sel], self.pieces, self.ancestors)
-                self.line_rows.update(zip(missing[sel].tolist(), rows))
+        for q in np.unique(layer):
+            sel = layer == q
+            rows = self.exact.rows(int(q), region[sel], unit[sel], bp[sel], self.pieces, self.ancestors)
+            self.line_rows.update(zip(missing[sel].tolist(), rows))
 
     # exact evaluation ----------------------------------------------------------------------------------
 
@@ -490,8 +488,7 @@ class _Mesh:
         self._initial_mesh()
         self.flayers = [float_layer(layer.weight, layer.bias, layer.activation) for layer in self.layers]
         total = sum(len(layer.weight) * len(layer.activation.breakpoints) for layer in self.layers)
-        h_val = self._vertex_floats()
-        e_val = input_bounds(h_val)
+        h_val, e_val = doubles(self.corner_points)
         with progress_bar(total=total, desc="neurons", enabled=progress) as bar:
             for q, layer in enumerate(self.layers):
                 if q > 0:
@@ -580,10 +577,7 @@ class _Mesh2D(_Mesh):
         self.fstart = _grow(np.array([0], dtype=np.int64), 64)
         self.flen = _grow(np.array([n], dtype=np.int64), 64)
         self.points_cache: dict[int, tuple[int, int, int]] = {}
-        self.xy = _grow(self._vertex_floats(), 64)
-
-    def _vertex_floats(self) -> np.ndarray:
-        return np.array([[float(x) for x in p] for p in self.corner_points], dtype=np.float64)
+        self.xy = _grow(doubles(corners)[0], 64)
 
     def _homogeneous(self, vertices: np.ndarray) -> list[tuple[int, int, int]]:
         """Exact ``(X, Y, W)`` with ``W > 0`` and the vertex at ``(X / W, Y / W)``."""
@@ -884,7 +878,7 @@ def _polygon(A, b) -> tuple[list[tuple[Fraction, Fraction]], list[int]]:
     rows = []
     for i, p in enumerate(points):
         q = points[(i + 1) % len(points)]
-        row = next((r for r in range(m) if A[r][0] * p[0] + A[r][1] * p[1] == b[r]
+        row = next((r for r in range(m) if any(A[r]) and A[r][0] * p[0] + A[r][1] * p[1] == b[r]
                     and A[r][0] * q[0] + A[r][1] * q[1] == b[r]), None)
         if row is None:
             raise _MeshError("polygon edge without a supporting row")
@@ -922,9 +916,6 @@ class _Mesh1D(_Mesh):
         self.corner_points = [(lower[0],), (upper[0],)]
         self.left = _grow(np.array([0], dtype=np.int64), 64)
         self.right = _grow(np.array([1], dtype=np.int64), 64)
-
-    def _vertex_floats(self) -> np.ndarray:
-        return np.array([[float(p[0])] for p in self.corner_points], dtype=np.float64)
 
     def _exact_points(self, vertices: np.ndarray) -> list[tuple[Fraction]]:
         self._ensure_lines(np.unique(self.vline[vertices]))

@@ -293,6 +293,14 @@ def test_interior_points_fall_back_to_exact_corners_when_the_float_guess_is_wron
     _check_complex(net, box, refine_mesh(net, box), oracle=False)
 
 
+def test_parameters_and_domains_below_the_double_range_are_decided_exactly():
+    tiny = Fraction(1, 10 ** 400)  # rounds to 0.0 as a double
+    net = Network.from_layers(2, [([[1, tiny], [tiny, -1], [1, 1]], [tiny, 0, -tiny], act.relu()),
+                                  ([[1, -1, 1], [tiny, 1, 0]], [0, -tiny], act.leaky_relu(Fraction(1, 3)))])
+    for box in (dom.box([-1, -1], [1, 1]), dom.box([-tiny, -tiny], [tiny, 2 * tiny])):
+        _check_complex(net, box, refine_mesh(net, box))
+
+
 def test_many_primes_for_large_rational_parameters():
     third = Fraction(1, 3)
     net = Network.from_layers(2, [([[third, Fraction(2, 7)], [Fraction(-5, 11), third], [1, Fraction(1, 13)]],
@@ -312,8 +320,7 @@ def test_forward_bounds_and_interpolation_bounds_contain_the_exact_values():
     bias = [Fraction(rng.randint(-100, 100), 7) for _ in range(5)]
     layer = float_filter.float_layer(weight, bias, act.hardtanh())
     points = [[Fraction(rng.randint(-10 ** 9, 10 ** 9), 3 ** 20) for _ in range(7)] for _ in range(2)]
-    h = np.array([[float(v) for v in p] for p in points])
-    z, e = float_filter.forward_layer(layer, h, float_filter.input_bounds(h))
+    z, e = float_filter.forward_layer(layer, *float_filter.doubles(points))
     exact = [[sum(w * x for w, x in zip(row, p)) + bi for row, bi in zip(weight, bias)] for p in points]
     for i in range(2):
         for j in range(5):
