@@ -1,0 +1,110 @@
+"""Colours for regions: as many distinct colours as there are regions, reproducibly.
+
+Colours are RGB triples whose channels are multiples of 1/255, so a PNG written by matplotlib contains each
+one exactly (a test can look for every region's colour in the image). Consecutive colours are far apart in
+hue (steps of the golden ratio), so regions with neighbouring indices do not look alike.
+
+Examples
+--------
+>>> colors = distinct_colors(100)
+>>> len(set(colors)), all(255 * c == int(255 * c) for rgb in colors for c in rgb)
+(100, True)
+"""
+
+from __future__ import annotations
+
+import colorsys
+from typing import Sequence
+
+from ..errors import InvalidInputError
+
+__all__ = ["distinct_colors", "PALE", "VIVID", "class_colors", "lighten", "to_hex"]
+
+_GOLDEN = 0.6180339887498949
+_ROOT2 = 0.4142135623730951
+_ROOT3 = 0.7320508075688772
+
+#: Lightness bands: vivid colours for regions that matter, pale ones for background regions.
+VIVID = (0.45, 0.58, 0.70)
+PALE = (0.86, 0.90, 0.94)
+
+# A qualitative palette for classes (colour-blind friendly, after Okabe & Ito), as 8-bit channels.
+_CLASS_RGB = ((0, 114, 178), (230, 159, 0), (0, 158, 115), (204, 121, 167), (86, 180, 233), (213, 94, 0),
+              (240, 228, 66), (0, 0, 0), (153, 153, 153), (117, 112, 179))
+
+
+def distinct_colors(n: int, *, lightness: Sequence[float] = VIVID, saturation: Sequence[float] = (0.75, 0.55),
+                    offset: int = 0) -> list[tuple[float, float, float]]:
+    """``n`` pairwise different RGB colours (channels ``k / 255``), hues spread by the golden ratio.
+
+    ``lightness`` and ``saturation`` give the bands cycled through; ``offset`` starts further along the
+    sequence (two palettes with different offsets look different).
+
+    Examples
+    --------
+    >>> [to_hex(c) for c in distinct_colors(3)]
+    ['#3ab326', '#e93d88', '#81cfec']
+    """
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise InvalidInputError(f"distinct_colors: expected a non-negative number of colours, got {n!r}")
+    if not lightness or not saturation:
+        raise InvalidInputError("distinct_colors: expected at least one lightness and one saturation level")
+    seen: set[tuple[int, int, int]] = set()
+    out = []
+    i = offset
+    # The 8-bit grid of one lightness band holds far more colours than any picture has regions; the guard
+    # only stops a pathological request (such as a single grey level) from looping forever.
+    limit = offset + 64 * n + 1024
+    while len(out) < n:
+        if i > limit:
+            raise InvalidInputError(f"distinct_colors: cannot find {n} different colours with lightness "
+                                    f"{tuple(lightness)} and saturation {tuple(saturation)}")
+        hue = ((i + 0.5) * _GOLDEN) % 1.0
+        # Small low-discrepancy jitter around the bands: thousands of regions still get distinct colours.
+        light = min(max(lightness[i % len(lightness)] + 0.05 * (((i * _ROOT2) % 1.0) - 0.5), 0.0), 1.0)
+        sat = min(max(saturation[(i // len(lightness)) % len(saturation)]
+                      + 0.2 * (((i * _ROOT3) % 1.0) - 0.5), 0.0), 1.0)
+        rgb = tuple(int(round(255 * c)) for c in colorsys.hls_to_rgb(hue, light, sat))
+        i += 1
+        if rgb in seen:
+            continue
+        seen.add(rgb)
+        out.append(tuple(c / 255 for c in rgb))
+    return out
+
+
+def class_colors(n: int) -> list[tuple[float, float, float]]:
+    """Colours for ``n`` classes: a fixed qualitative palette, extended by :func:`distinct_colors`.
+
+    Examples
+    --------
+    >>> to_hex(class_colors(2)[1])
+    '#e69f00'
+    """
+    base = [tuple(c / 255 for c in rgb) for rgb in _CLASS_RGB[:n]]
+    if n > len(base):
+        extra = [c for c in distinct_colors(2 * n, offset=7) if c not in base]
+        base.extend(extra[:n - len(base)])
+    return base
+
+
+def lighten(rgb: Sequence[float], amount: float = 0.5) -> tuple[float, float, float]:
+    """Mix a colour with white (``amount`` of white), keeping channels on the ``k / 255`` grid.
+
+    Examples
+    --------
+    >>> to_hex(lighten((0, 0, 1), 0.5))
+    '#8080ff'
+    """
+    return tuple(round(255 * (c + (1 - c) * amount)) / 255 for c in rgb)
+
+
+def to_hex(rgb: Sequence[float]) -> str:
+    """``#rrggbb`` of an RGB triple with channels in ``[0, 1]``.
+
+    Examples
+    --------
+    >>> to_hex((1, 0, 0.5))
+    '#ff0080'
+    """
+    return "#" + "".join(f"{int(round(255 * c)):02x}" for c in rgb)

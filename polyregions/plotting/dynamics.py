@@ -1,0 +1,98 @@
+"""Pictures of training runs (:mod:`polyregions.training`): counts per epoch and snapshots of the regions."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
+from ..errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from ..domain import Domain
+    from ..training import Dataset, RegionHistory
+
+__all__ = ["plot_region_counts", "plot_snapshots"]
+
+_LABELS = {
+    "activation_regions": "activation regions",
+    "linear_regions": "linear regions",
+    "along_segments": "regions along a segment",
+    "linear_along_segments": "linear regions along a segment",
+    "loss": "training loss",
+    "accuracy": "training accuracy",
+}
+
+
+def plot_region_counts(histories: "RegionHistory | Sequence[RegionHistory]", *,
+                       quantity: str = "activation_regions", per_neuron: bool = False, ax: Any = None,
+                       xscale: str = "linear", title: str | None = None, marker: str = "o"):
+    """One curve per training run: a count (or the loss or accuracy) against the epoch; return the axes.
+
+    ``per_neuron`` divides by the number of hidden neurons, as in Hanin & Rolnick's Figure 5 (regions along
+    lines divided by ``N``). ``xscale="symlog"`` spreads out early, fractional epochs.
+
+    Examples
+    --------
+    >>> from polyregions.training import moons, region_history, square_domain
+    >>> run = region_history(moons(100), [8, 8], epochs=1, domain=square_domain())
+    >>> ax = plot_region_counts(run)  # doctest: +SKIP
+    """
+    from ._backend import new_axes
+
+    if not isinstance(histories, (list, tuple)):
+        histories = [histories]
+    if not histories:
+        raise InvalidInputError("plot_region_counts: expected at least one training run, got none")
+    ax = new_axes(ax, figsize=(5.5, 3.6))
+    for history in histories:
+        ax.plot(history.epochs, history.series(quantity, per_neuron=per_neuron), marker=marker, markersize=3,
+                linewidth=1.2, label=history.name)
+    ax.set_xscale(xscale, **({"linthresh": 1.0} if xscale == "symlog" else {}))
+    ax.set_xlabel("epoch")
+    label = _LABELS.get(quantity, quantity)
+    ax.set_ylabel(f"{label} / neurons" if per_neuron else label)
+    ax.legend(fontsize="small", frameon=False, title="hidden widths", title_fontsize="small")
+    ax.grid(True, linewidth=0.3, alpha=0.5)
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def plot_snapshots(history: "RegionHistory", domain: "Domain", *, epochs: Sequence[float] | None = None,
+                   data: "Dataset | None" = None, engine: str = "auto", panel_size: float = 2.4):
+    """Regions (top row) and decision regions (bottom row) at several checkpoints of a 2-D run, as in Qi &
+    Wei's Figure 9; return the figure.
+
+    ``epochs`` picks checkpoints of the run (default: all); ``data`` is scattered over the decision regions.
+    """
+    from ..enumeration import enumerate_regions
+    from ._backend import pyplot
+    from .regions import plot_regions
+
+    if domain.dim != 2:
+        raise InvalidInputError(f"plot_snapshots: expected a 2-D domain, got a {domain.dim}-D domain")
+    records = list(history.records)
+    if epochs is not None:
+        by_epoch = {r.epoch: r for r in records}
+        missing = [e for e in epochs if e not in by_epoch]
+        if missing:
+            raise InvalidInputError(f"epochs: expected checkpoints of the run ({history.epochs}), got {missing}")
+        records = [by_epoch[e] for e in epochs]
+    plt = pyplot()
+    figure, axes = plt.subplots(2, len(records), figsize=(panel_size * len(records), 2 * panel_size + 0.6),
+                                squeeze=False)
+    for k, record in enumerate(records):
+        complex_ = enumerate_regions(record.network, domain, engine=engine)
+        plot_regions(complex_, ax=axes[0][k], edges=False, title=f"epoch {record.epoch}: {len(complex_)}")
+        plot_regions(complex_, ax=axes[1][k], color_by="class", title="",
+                     points=None if data is None else data.X, point_labels=None if data is None else data.y)
+        for row in (0, 1):
+            ax = axes[row][k]
+            ax.set_xticks([])
+            ax.set_yticks([])
+            ax.set_xlabel("")
+            ax.set_ylabel("")
+    axes[0][0].set_ylabel("regions")
+    axes[1][0].set_ylabel("decision regions")
+    figure.suptitle(f"network {history.name}")
+    figure.tight_layout()
+    return figure
