@@ -166,8 +166,11 @@ def float_layer(weight, bias, activation: "Activation") -> FloatLayer:
     # Subnormal products: at most 2^-1074 each, and none at all in a row of zeros (whose value is exact).
     tiny = _TINY * ((W != 0).sum(axis=1) + (b != 0))
     # A parameter too small for a relative rounding bound (its double may underflow): that row proves nothing.
-    underflow = [any(v and abs(v) < _TINY for v in list(row) + [bi]) for row, bi in zip(weight, bias)]
-    tiny[np.array(underflow, dtype=bool)] = np.inf
+    # (Rounding is monotone, so only entries whose double is at most 2^-1000 need the exact look.)
+    for i, j in zip(*np.nonzero(np.abs(np.column_stack([W, b])) <= _TINY)):
+        value = weight[i][j] if j < W.shape[1] else bias[i]
+        if value != 0 and abs(value) < _TINY:
+            tiny[i] = np.inf
     return FloatLayer(W, b, np.abs(W), np.abs(b), tiny, W.shape[1], FloatActivation.of(activation))
 
 

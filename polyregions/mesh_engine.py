@@ -139,7 +139,8 @@ def _tuples(patterns: np.ndarray) -> list[tuple[int, ...]]:
 
 
 def _lcm(values) -> int:
-    return math.lcm(1, *(Fraction(v).denominator for v in values))
+    """The least common multiple of the denominators of exact rationals (Fractions or ints)."""
+    return math.lcm(1, *{v.denominator for v in values})
 
 
 def _grow(array: np.ndarray, needed: int) -> np.ndarray:
@@ -288,35 +289,29 @@ class _ExactMaps:
             root = self._root()[:, :, 0, :]
             out[:] = root[:, units, :]
         else:
-            # Regions of every level below q that the events need, and full maps on all but the last level.
-            need = [None] * (q + 1)
-            need[q] = regions
-            for s in range(q - 1, -1, -1):
-                need[s] = ancestors[s][need[s + 1]] if s > 0 else np.zeros(need[s + 1].size, dtype=np.int64)
-            Z, ids = self._root(), np.zeros(1, dtype=np.int64)
-            for s in range(q - 1):
-                level = np.unique(need[s + 1])
-                parent = np.searchsorted(ids, ancestors[s][level] if s > 0 else np.zeros(level.size, np.int64))
-                Z = self._affine(s + 1, self._activate(s, Z[:, :, parent, :], self._pieces(pieces, s, level)))
-                ids = level
-            # Row of unit j on region r: sum_n W[j, n] (slope_n Z[n, :] + intercept_n e_k) with Z the parent's
-            # map; the slopes are folded into the weight row so that only the parent's map is gathered.
-            Zt = np.ascontiguousarray(Z.transpose(0, 2, 1, 3))  # (primes, regions, n, k+1)
-            order = np.argsort(need[q - 1], kind="stable")
+            # Events sorted by their chain of ancestors, so that a chunk of events needs few maps per level.
+            chain = [regions]
+            for s in range(q - 1, 0, -1):
+                chain.append(ancestors[s][chain[-1]])
+            order = np.lexsort(chain)
             with_intercepts = not self.mask_only[q - 1] and any(self.icpt_int[q - 1])
             for start in range(0, E, chunk):
                 sel = order[start:start + chunk]
-                parent = np.searchsorted(ids, need[q - 1][sel])
-                pieces_sel = self._pieces(pieces, q - 1, regions[sel])  # (m, n)
-                W = self.W_mod[q][:, units[sel], :]  # (primes, m, n)
+                # Row of unit j on region r: sum_n W[j, n] (slope_n Z[n, :] + intercept_n e_k) with Z the map
+                # of r's parent; the slopes are folded into the weight row, so only the parent's map is gathered.
+                parents = ancestors[q - 1][regions[sel]] if q > 1 else np.zeros(sel.size, dtype=np.int64)
+                ids, position = np.unique(parents, return_inverse=True)
+                Zt = self._maps(q - 1, ids, pieces, ancestors).transpose(0, 2, 1, 3)  # (primes, m, n, k+1)
+                pieces_sel = self._pieces(pieces, q - 1, regions[sel])  # (events, n)
+                W = self.W_mod[q][:, units[sel], :]  # (primes, events, n)
                 if self.mask_only[q - 1]:
                     M = W * (pieces_sel == 1)
                 else:
                     M = self._reduce(W * self.slope_mod[q - 1][:, pieces_sel])
-                if Zt.shape[1] == 1:
+                if ids.size == 1:
                     rows = np.matmul(M, Zt[:, 0])
                 else:
-                    rows = np.matmul(M[:, :, None, :], Zt[:, parent])[:, :, 0, :]
+                    rows = np.matmul(M[:, :, None, :], Zt[:, position])[:, :, 0, :]
                 rows = self._reduce(rows)
                 if with_intercepts:
                     rows[:, :, k] += self._reduce(self._reduce(W * self.icpt_mod[q - 1][:, pieces_sel]).sum(axis=2))
@@ -325,6 +320,16 @@ class _ExactMaps:
         xi = self.xi_mod[q]
         out[:, :, k] -= xi[:, bps]
         return self._recover(out)
+
+    def _maps(self, s: int, ids: np.ndarray, pieces: list, ancestors: list) -> np.ndarray:
+        """Layer ``s``'s pre-activation maps (primes, width, len(ids), k+1) on level-``s`` regions ``ids``
+        (sorted, distinct), from their parents' maps, recursively."""
+        if s == 0:
+            return self._root()
+        parents = ancestors[s - 1][ids] if s > 1 else np.zeros(ids.size, dtype=np.int64)
+        up, position = np.unique(parents, return_inverse=True)
+        Z = self._maps(s - 1, up, pieces, ancestors)
+        return self._affine(s, self._activate(s - 1, Z[:, :, position, :], self._pieces(pieces, s - 1, ids)))
 
     def _pieces(self, pieces: list, s: int, level: np.ndarray) -> np.ndarray:
         if pieces[s] is None:  # an affine layer: one piece
@@ -724,6 +729,7 @@ class _Mesh2D(_Mesh):
 
     def _output(self):
         nf = self.nf
+        self.Z = self.E = self.S = self.code = None  # the float state is no longer needed
         self._compact()
         lens = self.flen[:nf]
         offs = self.fstart[:nf]
