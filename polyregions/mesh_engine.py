@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from .domain import Domain
     from .network import Layer, Network
 
-__all__ = ["refine_mesh"]
+__all__ = ["refine_mesh", "mesh_regions"]
 
 _KEY = np.int64(1) << 31
 # Vertex sides of a hyperplane, as bits that OR into a face's code: on it, above, below, not proven yet.
@@ -53,7 +53,7 @@ def refine_mesh(network: "Network", domain: "Domain", *, progress: bool = False)
     domain : Domain
         A bounded domain of dimension 1 (a segment, a 1-D box or slice) or 2 (a polygon, a 2-D box or slice).
     progress : bool, keyword-only
-        Show a progress bar over the neurons.
+        Show a progress bar over the neurons' breakpoints (on a terminal).
 
     Returns
     -------
@@ -100,7 +100,18 @@ def _collector_paused():
 def mesh_regions(net: "Network", A: Sequence[Sequence[Fraction]], b: Sequence[Fraction], *,
                  progress: bool = False) -> tuple[list[Region], set[tuple[tuple[int, ...], tuple[int, ...]]]]:
     """The regions of ``net`` (on ``R^1`` or ``R^2``) in the bounded polytope ``A t <= b`` and the pairs of
-    patterns of regions sharing a facet: the engine behind :func:`refine_mesh`, on plain inequalities."""
+    patterns of regions sharing a facet: the engine behind :func:`refine_mesh`, on plain inequalities.
+
+    Examples
+    --------
+    >>> from polyregions.network import Network
+    >>> from polyregions.activations import hardtanh
+    >>> regions, pairs = mesh_regions(Network.from_layers(1, [([[2]], [0], hardtanh())]), [[1], [-1]], [1, 1])
+    >>> sorted((r.pattern, -r.b[0], r.b[1]) for r in regions)
+    [((0,), Fraction(-1, 1), Fraction(-1, 2)), ((1,), Fraction(-1, 2), Fraction(1, 2)), ((2,), Fraction(1, 2), Fraction(1, 1))]
+    >>> len(pairs)
+    2
+    """
     k = net.input_dim
     A = tuple(tuple(Fraction(v) for v in row) for row in A)
     b = tuple(Fraction(v) for v in b)
@@ -494,7 +505,7 @@ class _Mesh:
         self.flayers = [float_layer(layer.weight, layer.bias, layer.activation) for layer in self.layers]
         total = sum(len(layer.weight) * len(layer.activation.breakpoints) for layer in self.layers)
         h_val, e_val = doubles(self.corner_points)
-        with progress_bar(total=total, desc="neurons", enabled=progress) as bar:
+        with progress_bar(total=total, desc="breakpoints", enabled=progress) as bar:
             for q, layer in enumerate(self.layers):
                 if q > 0:
                     h_val, e_val = activate(self.flayers[q - 1], self.Z[:self.nv], self.E[:self.nv])
@@ -516,7 +527,7 @@ class _Mesh:
                     self._split(q, h)
                     bar.update(1)
                 code = self.code[:self.nf].reshape(self.nf, width, T)
-                self.pieces.append((code == 1).sum(axis=2).astype(np.int8))
+                self.pieces.append((code == _ABOVE).sum(axis=2).astype(np.int8 if T < 127 else np.int32))
                 self.ancestors.append(self.anc[:self.nf].copy())
         return self._output()
 
@@ -782,6 +793,33 @@ class _Mesh2D(_Mesh):
         sign = -1 if above else 1
         return tuple(Fraction(sign * v) for v in ints[:-1]), Fraction(-sign * ints[-1])
 
+    @staticmethod
+    def _strictly_inside(points, r, rows, run_faces, code_of_run, *, faces=None) -> np.ndarray:
+        """Whether each face's candidate point (a row of doubles) satisfies every one of its rows strictly;
+        only faces in the mask ``faces`` (default: all) are examined."""
+        from .float_filter import gamma, safety
+
+        x, y = points[run_faces, 0], points[run_faces, 1]
+        with np.errstate(all="ignore"):
+            value = r[:, 0] * x + r[:, 1] * y - r[:, 2]
+            bound = gamma(5) * (np.abs(r[:, 0] * x) + np.abs(r[:, 1] * y) + np.abs(r[:, 2])) * safety(3)
+            proven = value < -bound
+        ok = np.isfinite(points).all(axis=1)
+        if faces is not None:
+            ok &= faces
+        unsure = np.flatnonzero(~proven & ok[run_faces])
+        if unsure.size:
+            xs, ys = points[:, 0].tolist(), points[:, 1].tolist()
+            for run in unsure.tolist():
+                f = int(run_faces[run])
+                if not ok[f]:
+                    continue
+                a1, a2, c = rows[int(code_of_run[run])]
+                (nx, dx), (ny, dy) = xs[f].as_integer_ratio(), ys[f].as_integer_ratio()
+                if a1 * nx * dy + a2 * ny * dx >= c * dx * dy:
+                    ok[f] = False
+        return ok
+
     def _integer_row(self, line: int, above: bool) -> tuple[int, int, int]:
         """Integers ``(a1, a2, c)`` with the face's side of the line being ``a1 x + a2 y <= c``."""
         if self.line_layer[line] < 0:
@@ -795,38 +833,34 @@ class _Mesh2D(_Mesh):
     def _interior_points(self, nf, offs, lens, verts, run_faces, run_start, codes, code_of_run):
         """An exact point strictly inside every face.
 
-        The candidate is the double nearest the mean of the face's approximate vertex coordinates, read as the
-        dyadic rational it is. It is kept when it satisfies every inequality of the face strictly: proven in
-        floating point (``fl(a1 x + a2 y - c)`` with the integers rounded to doubles is within
-        ``gamma_5 (|a1 x| + |a2 y| + |c|)`` of the exact value) or else checked with integers. A face whose
-        candidate fails gets the exact mean of three corners (vertices where the edge line changes), which are
-        never collinear on a convex polygon, so that their mean is interior.
+        The candidate is the mean of the face's approximate vertex coordinates rounded to a grid of powers of
+        two finer than the face's (approximate) inradius, so that it is a short dyadic rational; failing that,
+        the double nearest the mean. A candidate is kept when it satisfies every inequality of the face
+        strictly: proven in floating point (``fl(a1 x + a2 y - c)``, with the integers rounded to doubles, is
+        within ``gamma_5 (|a1 x| + |a2 y| + |c|)`` of the exact value) or else checked with integers. A face
+        whose candidates fail gets the exact mean of three corners (vertices where the edge line changes),
+        which are never collinear on a convex polygon, so that their mean is interior.
         """
-        from .float_filter import gamma, safety
-
-        centre = np.add.reduceat(self.xy[verts], offs, axis=0) / lens[:, None]
         rows = [self._integer_row(int(c) >> 1, bool(c & 1)) for c in codes.tolist()]
         floats = np.array([[_to_double(v) for v in row] for row in rows], dtype=np.float64).reshape(-1, 3)
         r = floats[code_of_run]
-        x, y = centre[run_faces, 0], centre[run_faces, 1]
-        with np.errstate(invalid="ignore", over="ignore"):
-            value = r[:, 0] * x + r[:, 1] * y - r[:, 2]
-            bound = gamma(5) * (np.abs(r[:, 0] * x) + np.abs(r[:, 1] * y) + np.abs(r[:, 2])) * safety(3)
-            proven = value < -bound
-        ok = np.isfinite(centre).all(axis=1)
-        unsure = np.flatnonzero(~proven & ok[run_faces])
-        if unsure.size:
-            xs, ys = centre[:, 0].tolist(), centre[:, 1].tolist()
-            for run in unsure.tolist():
-                f = int(run_faces[run])
-                if not ok[f]:
-                    continue
-                a1, a2, c = rows[int(code_of_run[run])]
-                (nx, dx), (ny, dy) = xs[f].as_integer_ratio(), ys[f].as_integer_ratio()
-                if a1 * nx * dy + a2 * ny * dx >= c * dx * dy:
-                    ok[f] = False
-        points = [(Fraction(x), Fraction(y)) if good else None
-                  for good, x, y in zip(ok.tolist(), centre[:, 0].tolist(), centre[:, 1].tolist())]
+        run_offsets = np.cumsum(np.bincount(run_faces, minlength=nf)) - np.bincount(run_faces, minlength=nf)
+        centre = np.add.reduceat(self.xy[verts], offs, axis=0) / lens[:, None]
+        with np.errstate(all="ignore"):
+            slack = (r[:, 2] - r[:, 0] * centre[run_faces, 0] - r[:, 1] * centre[run_faces, 1]) / np.hypot(r[:, 0],
+                                                                                                           r[:, 1])
+            radius = np.minimum.reduceat(slack, run_offsets)
+            step = np.exp2(np.floor(np.log2(radius)) - 2)
+            rounded = np.round(centre / step[:, None]) * step[:, None]
+        good = np.isfinite(rounded).all(axis=1) & (radius > 0)
+        rounded[~good] = centre[~good]
+        ok = self._strictly_inside(rounded, r, rows, run_faces, code_of_run)
+        retry = ~ok & good
+        if retry.any():
+            rounded[retry] = centre[retry]
+            ok[retry] = self._strictly_inside(rounded, r, rows, run_faces, code_of_run, faces=retry)[retry]
+        points = [(Fraction(x), Fraction(y)) if inside else None
+                  for inside, x, y in zip(ok.tolist(), rounded[:, 0].tolist(), rounded[:, 1].tolist())]
         missing = np.flatnonzero(~ok).tolist()
         if missing:
             # Three corners of every face that needs them: the first three run starts of its cycle.
