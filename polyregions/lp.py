@@ -12,6 +12,7 @@ variables, needed only when there are no rows to tell it.
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
@@ -242,20 +243,20 @@ def _to_float(A: Matrix, b: Vector) -> tuple[np.ndarray, np.ndarray] | None:
     return A_f / scale[:, None], b_f / scale
 
 
-_SOLVER = None
+_SOLVERS = threading.local()
 
 
 def _highs(c_f: np.ndarray, A_f: np.ndarray, b_f: np.ndarray) -> tuple[str | None, np.ndarray, np.ndarray]:
     """Solve ``max c.x s.t. A x <= b`` (x free) with HiGHS in floating point: (status, x, duals >= 0).
 
-    One solver object is reused, which costs a tenth of scipy's ``linprog`` per small program.
+    One solver object per thread is reused, which costs a tenth of scipy's ``linprog`` per small program.
     """
     import highspy
 
-    global _SOLVER
-    if _SOLVER is None:
-        _SOLVER = highspy.Highs()
-        _SOLVER.setOptionValue("output_flag", False)
+    solver = getattr(_SOLVERS, "highs", None)
+    if solver is None:
+        solver = _SOLVERS.highs = highspy.Highs()
+        solver.setOptionValue("output_flag", False)
     m, n = A_f.shape
     infinity = highspy.kHighsInf
     lp = highspy.HighsLp()
@@ -267,16 +268,16 @@ def _highs(c_f: np.ndarray, A_f: np.ndarray, b_f: np.ndarray) -> tuple[str | Non
     lp.a_matrix_.start_ = np.arange(0, m * n + 1, n) if n else np.zeros(m + 1, dtype=int)
     lp.a_matrix_.index_ = np.tile(np.arange(n), m)
     lp.a_matrix_.value_ = A_f.ravel()
-    _SOLVER.clearModel()
-    _SOLVER.passModel(lp)
-    _SOLVER.run()
-    model_status = _SOLVER.getModelStatus()
+    solver.clearModel()
+    solver.passModel(lp)
+    solver.run()
+    model_status = solver.getModelStatus()
     status = {highspy.HighsModelStatus.kOptimal: "optimal",
               highspy.HighsModelStatus.kInfeasible: "infeasible",
               highspy.HighsModelStatus.kUnbounded: "unbounded"}.get(model_status)
     if status != "optimal":
         return status, None, None
-    solution = _SOLVER.getSolution()
+    solution = solver.getSolution()
     return status, np.array(solution.col_value), -np.array(solution.row_dual)
 
 

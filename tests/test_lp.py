@@ -134,3 +134,13 @@ def test_bad_input():
         maximize([1], [[float("nan")]], [1])
     with pytest.raises(InvalidInputError, match="objective of length 2"):
         maximize([1], [[1, 1]], [1])
+
+
+def test_threads_each_get_their_own_solver():
+    from concurrent.futures import ThreadPoolExecutor
+
+    A, b = [[1, 0], [0, 1], [-1, -1]], [1, 1, 0]
+    with ThreadPoolExecutor(4) as pool:
+        values = list(pool.map(lambda k: maximize([k, 1], A, b).value, range(40)))
+    # The triangle's vertices are (1, 1), (1, -1) and (-1, 1).
+    assert values == [max(k + 1, k - 1, 1 - k) for k in range(40)]
