@@ -61,15 +61,3 @@ def test_vectors_and_matrices():
         rational_matrix(5)
     with pytest.raises(InvalidInputError, match="shape"):
         rational_matrix(np.zeros(3))
-
-
-def test_atomic_writes_follow_the_umask(tmp_path):
-    import os
-
-    from polyregions.atomic import atomic_write_text
-
-    atomic_write_text(tmp_path / "out.json", "{}\n")
-    mask = os.umask(0)
-    os.umask(mask)
-    assert (tmp_path / "out.json").stat().st_mode & 0o777 == 0o666 & ~mask
-    assert [p.name for p in tmp_path.iterdir()] == ["out.json"]
