@@ -175,6 +175,11 @@ def test_a_dead_layer_leaves_the_next_layer_constant():
     _check_complex(net, box, result)
 
 
+def test_progress_bar_option_changes_nothing():
+    net = sawtooth(3)
+    assert refine_mesh(net, dom.box([0], [1]), progress=True).regions == refine_mesh(net, dom.box([0], [1])).regions
+
+
 def test_no_neurons_gives_the_whole_domain():
     net = Network.from_layers(2, [([[1, 2]], [3], act.linear())])
     box = dom.box([0, 0], [2, 1])
