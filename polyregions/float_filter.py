@@ -65,6 +65,7 @@ Examples
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -74,8 +75,8 @@ import numpy as np
 if TYPE_CHECKING:
     from .activations import Activation
 
-__all__ = ["U", "gamma", "safety", "UNCERTAIN", "FloatActivation", "float_layer", "certified_signs",
-           "doubles", "forward_layer", "interpolate"]
+__all__ = ["U", "gamma", "safety", "UNCERTAIN", "FloatActivation", "FloatLayer", "float_layer",
+           "certified_signs", "doubles", "forward_layer", "interpolate"]
 
 #: The unit roundoff of IEEE double precision.
 U = 2.0 ** -53
@@ -103,9 +104,19 @@ def safety(m: int) -> float:
     return 1.0 + 4.0 * (m + 8) * U
 
 
+def _float(value) -> float:
+    """The nearest double to an exact rational (correctly rounded), infinite beyond the double range."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
 def _double(value: Fraction) -> tuple[float, float]:
-    """The nearest double and a bound on its distance to ``value`` (zero when exact)."""
-    x = float(value)  # Fraction -> float is correctly rounded
+    """The nearest double and a bound on its distance to ``value`` (zero when exact; infinite on overflow)."""
+    x = _float(value)
+    if math.isinf(x):
+        return x, math.inf
     return x, (0.0 if Fraction(x) == value else 2 * U * abs(x) + _TINY)
 
 
@@ -136,9 +147,9 @@ class FloatActivation:
         for qk, pk in zip(activation.slopes, activation.intercepts):
             exact = (pk == 0 and (qk == 0 or _power_of_two(qk))) or (qk == 0 and _double(pk)[1] == 0)
             rounded.append(0.0 if exact else 1.0)
-        misplacement = max((float(abs(activation.slopes[k + 1] - activation.slopes[k])) * (1 + 4 * U) * xi[k][1]
+        misplacement = max((_float(abs(activation.slopes[k + 1] - activation.slopes[k])) * (1 + 4 * U) * xi[k][1]
                             for k in range(len(xi))), default=0.0)
-        lipschitz = float(max(abs(v) for v in activation.slopes)) * (1 + 4 * U)
+        lipschitz = _float(max(abs(v) for v in activation.slopes)) * (1 + 4 * U)
         return cls(np.array([v for v, _ in xi]), np.array([e for _, e in xi]), np.array([v for v, _ in q]),
                    np.array([v for v, _ in p]),
                    np.array([rounded, [e for _, e in q], [e for _, e in p]]),
@@ -161,8 +172,8 @@ class FloatLayer:
 
 def float_layer(weight, bias, activation: "Activation") -> FloatLayer:
     """The :class:`FloatLayer` of exact ``weight`` rows, ``bias`` and ``activation``."""
-    W = np.array([[float(v) for v in row] for row in weight], dtype=np.float64)
-    b = np.array([float(v) for v in bias], dtype=np.float64)
+    W = np.array([[_float(v) for v in row] for row in weight], dtype=np.float64)
+    b = np.array([_float(v) for v in bias], dtype=np.float64)
     # Subnormal products: at most 2^-1074 each, and none at all in a row of zeros (whose value is exact).
     tiny = _TINY * ((W != 0).sum(axis=1) + (b != 0))
     # A parameter too small for a relative rounding bound (its double may underflow): that row proves nothing.
