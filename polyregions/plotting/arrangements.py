@@ -135,13 +135,14 @@ def hyperplane_segments(arrangement: "Arrangement", *, window: Any = None) -> li
 
 def plot_arrangement(arrangement: "Arrangement", *, ax: Any = None, window: Any = None, labels: bool = True,
                      shade_bounded: bool = True, hyperplane_labels: bool = True, fontsize: float = 8.0,
-                     title: str | None = None):
+                     title: str | None = None, names: Sequence[str] | None = None):
     """Draw a planar arrangement: lines, regions (bounded ones shaded), sign-vector labels; return the axes.
 
     Every region gets its own colour, vivid when it is (relatively) bounded and pale otherwise (with
     ``shade_bounded=False`` all are pale). An arrangement of rank 2 in a higher dimension (such as the braid
     arrangement of ``R^3``) is drawn through its essentialization (:func:`planar`). A region's label is its sign vector over ``-``/``+`` (hyperplane
-    order), written at the centroid of its visible part; hyperplane ``i`` is labelled ``H{i}`` near one end.
+    order), written at the centroid of its visible part; hyperplane ``i`` is labelled ``names[i]`` (default
+    ``H{i}``) near one end.
 
     Examples
     --------
@@ -153,6 +154,10 @@ def plot_arrangement(arrangement: "Arrangement", *, ax: Any = None, window: Any 
     from .regions import _edge_collection, _finish, draw_polygons
 
     arrangement, essentialized = planar(arrangement)
+    if names is None:
+        names = [f"H{i}" for i in range(len(arrangement))]
+    elif len(names) != len(arrangement):
+        raise InvalidInputError(f"names: expected {len(arrangement)} names (one per hyperplane), got {len(names)}")
     ax = new_axes(ax)
     window = arrangement_window(arrangement) if window is None else window
     regions = arrangement.regions()
@@ -174,7 +179,7 @@ def plot_arrangement(arrangement: "Arrangement", *, ax: Any = None, window: Any 
         for i, segment in segments:
             (x0, y0), (x1, y1) = segment.vertices
             x, y = x0 + (x1 - x0) / 20, y0 + (y1 - y0) / 20
-            ax.text(float(x), float(y), f"H{i}", fontsize=fontsize, color="black", zorder=5,
+            ax.text(float(x), float(y), names[i], fontsize=fontsize, color="black", zorder=5,
                     bbox=dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none", alpha=0.8))
     if title is None:
         bounded = sum(1 for r in regions if r.bounded)
