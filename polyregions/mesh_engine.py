@@ -676,7 +676,8 @@ class _Mesh2D(_Mesh):
                                       fa.breakpoint_errors[bp])
             # Approximate coordinates, only ever used as candidates that are then checked exactly.
             self.xy = _grow(self.xy, self.nv + nnew)
-            self.xy[new_ids] = self.xy[ru] + lam[:, None] * (self.xy[rw] - self.xy[ru])
+            with np.errstate(all="ignore"):  # infinite or NaN candidates are simply rejected later
+                self.xy[new_ids] = self.xy[ru] + lam[:, None] * (self.xy[rw] - self.xy[ru])
             Zn[:, unit] = fa.breakpoints[bp]
             En[:, unit] = fa.breakpoint_errors[bp]
             Sn = self._new_vertex_sides(q, h, Zn, En)
@@ -853,8 +854,8 @@ class _Mesh2D(_Mesh):
         floats = np.array([[_to_double(v) for v in row] for row in rows], dtype=np.float64).reshape(-1, 3)
         r = floats[code_of_run]
         run_offsets = np.cumsum(np.bincount(run_faces, minlength=nf)) - np.bincount(run_faces, minlength=nf)
-        centre = np.add.reduceat(self.xy[verts], offs, axis=0) / lens[:, None]
         with np.errstate(all="ignore"):
+            centre = np.add.reduceat(self.xy[verts], offs, axis=0) / lens[:, None]
             slack = (r[:, 2] - r[:, 0] * centre[run_faces, 0] - r[:, 1] * centre[run_faces, 1]) / np.hypot(r[:, 0],
                                                                                                            r[:, 1])
             radius = np.minimum.reduceat(slack, run_offsets)
