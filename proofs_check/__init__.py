@@ -2,6 +2,9 @@
 
 ``proofs_check.verify`` re-verifies a ``polyregions.regions/1`` export exactly, with the Python standard
 library only (it never imports polyregions): ``python -m proofs_check verify FILE``.
+
+``proofs_check.theorems`` checks every statement of THEOREMS.md on sweeps of exact computations, with a report
+per statement (it uses polyregions to compute): ``python -m proofs_check theorems [--size quick|full]``.
 """
 
 __all__ = ["verify", "geometry"]

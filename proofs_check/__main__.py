@@ -1,10 +1,17 @@
-"""``python -m proofs_check verify FILE [options]``: dispatch to the named check."""
+"""``python -m proofs_check {verify,theorems} ...``: dispatch to the named check."""
 
 import sys
 
 from .verify import main as verify_main
 
-COMMANDS = {"verify": verify_main}
+
+def _theorems_main(argv):
+    # Imported on demand: the theorem checks use polyregions, the verifier must not.
+    from .theorems.run import main
+    return main(argv)
+
+
+COMMANDS = {"verify": verify_main, "theorems": _theorems_main}
 
 
 def main(argv=None) -> int:
