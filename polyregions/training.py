@@ -54,6 +54,7 @@ __all__ = [
     "regions_along_segments",
     "Record",
     "RegionHistory",
+    "QUANTITIES",
     "region_history",
 ]
 
@@ -530,6 +531,10 @@ class Record:
         Exact numbers of activation / linear regions crossed by each segment (None without segments).
     network : Network
         The exact network at this checkpoint.
+    mean_distance : float or None
+        The mean distance from the run's sample points to the boundary (None without points), and
+    mean_distance_bounds : (float, float) or None
+        proven bounds on it (:func:`polyregions.distances.boundary_distances`).
     """
 
     epoch: float
@@ -540,6 +545,13 @@ class Record:
     along_segments: tuple[int, ...] | None
     linear_along_segments: tuple[int, ...] | None
     network: "Network" = field(repr=False)
+    mean_distance: float | None = None
+    mean_distance_bounds: tuple[float, float] | None = None
+
+
+#: The quantities :meth:`RegionHistory.series` follows.
+QUANTITIES = ("activation_regions", "linear_regions", "loss", "accuracy", "along_segments", "linear_along_segments",
+              "mean_distance")
 
 
 @dataclass(frozen=True)
@@ -570,19 +582,23 @@ class RegionHistory:
 
     def series(self, quantity: str = "activation_regions", *, per_neuron: bool = False) -> list[float]:
         """One number per checkpoint: ``"activation_regions"``, ``"linear_regions"``, ``"loss"``,
-        ``"accuracy"``, or ``"along_segments"`` / ``"linear_along_segments"`` (the mean over the segments).
+        ``"accuracy"``, ``"along_segments"`` / ``"linear_along_segments"`` (the mean over the segments), or
+        ``"mean_distance"`` (to the boundary, from the run's sample points).
 
-        ``per_neuron`` divides by :attr:`neurons` (Hanin & Rolnick's normalisation).
+        ``per_neuron`` divides counts by :attr:`neurons` and multiplies distances by it (Hanin & Rolnick's
+        normalisations: both products stay of order one).
         """
-        if quantity not in ("activation_regions", "linear_regions", "loss", "accuracy", "along_segments",
-                            "linear_along_segments"):
-            raise InvalidInputError(f"quantity: expected activation_regions, linear_regions, loss, accuracy, "
-                                    f"along_segments or linear_along_segments, got {quantity!r}")
+        if quantity not in QUANTITIES:
+            raise InvalidInputError(f"quantity: expected one of {', '.join(QUANTITIES)}, got {quantity!r}")
         out = []
         for record in self.records:
             value = getattr(record, quantity)
+            if quantity == "mean_distance" and value is not None:
+                out.append(value * self.neurons if per_neuron else value)
+                continue
             if value is None:
-                needed = "segments" if "segments" in quantity else "a domain"
+                needed = {"along_segments": "segments", "linear_along_segments": "segments",
+                          "mean_distance": "distance_points"}.get(quantity, "a domain")
                 raise InvalidInputError(f"{quantity}: expected a run that counted it (with {needed}), got "
                                         f"a run without")
             if isinstance(value, tuple):
@@ -602,26 +618,53 @@ class RegionHistory:
                 row["mean_along_segments"] = sum(r.along_segments) / len(r.along_segments)
                 row["mean_along_segments_per_neuron"] = row["mean_along_segments"] / self.neurons
                 row["mean_linear_along_segments"] = sum(r.linear_along_segments) / len(r.linear_along_segments)
+            if r.mean_distance is not None:
+                row["mean_distance"] = r.mean_distance
+                row["mean_distance_times_neurons"] = r.mean_distance * self.neurons
             rows.append(row)
         return rows
+
+
+def _mean_bounds(lower: np.ndarray, upper: np.ndarray) -> tuple[float, float]:
+    """Bounds on the mean of numbers known to lie in ``[lower_i, upper_i]``, rounded outwards.
+
+    ``math.fsum`` is correctly rounded and the division by ``n`` rounds once more: two steps of one unit in the
+    last place outwards cover both roundings.
+    """
+    n = len(lower)
+    low = math.fsum(lower.tolist()) / n
+    high = math.fsum(upper.tolist()) / n
+    for _ in range(2):
+        low, high = math.nextafter(low, -math.inf), math.nextafter(high, math.inf)
+    return low, high
 
 
 def region_history(data: Dataset, hidden: Sequence[int], *, epochs: float, checkpoints: Sequence[float] | None = None,
                    seed: Any = 0, init: str = "pytorch", lr: float = 1e-3, batch_size: int = 32,
                    domain: "Domain | None" = None, segments: Sequence[tuple[Any, Any]] | None = None,
-                   engine: str = "auto", dtype: Any = np.float32) -> RegionHistory:
+                   distance_points: Any = None, distance_kind: str = "linear", engine: str = "auto",
+                   dtype: Any = np.float32) -> RegionHistory:
     """Train a ReLU network with hidden widths ``hidden`` on ``data`` and count its regions at each checkpoint.
 
     Counts are exact: in ``domain`` (activation and linear regions, e.g. :func:`square_domain` for 2-D data)
-    and/or along each of ``segments`` (e.g. :func:`sample_segments`, for data in any dimension). The model has
-    ``data.num_classes`` outputs, Adam with learning rate ``lr`` and minibatches of ``batch_size`` (Qi & Wei:
-    ``1e-3`` and 32); ``init`` as in :meth:`MLP.initialize`.
+    and/or along each of ``segments`` (e.g. :func:`sample_segments`, for data in any dimension). With
+    ``distance_points`` (an array of inputs), the mean distance from them to the boundary of linear regions
+    (``distance_kind="linear"``, Hanin & Rolnick's Figure 6) or of activation regions is recorded too, with
+    proven bounds (:func:`polyregions.distances.boundary_distances`). The model has ``data.num_classes``
+    outputs, Adam with learning rate ``lr`` and minibatches of ``batch_size`` (Qi & Wei: ``1e-3`` and 32);
+    ``init`` as in :meth:`MLP.initialize`.
     """
     hidden = list(hidden)
     if not hidden:
         raise InvalidInputError("hidden: expected at least one hidden width, got none")
-    if domain is None and not segments:
-        raise InvalidInputError("region_history: expected a domain or segments to count regions in, got neither")
+    if domain is None and not segments and distance_points is None:
+        raise InvalidInputError("region_history: expected a domain or segments to count regions in (or points "
+                                "to measure distances from), got none of them")
+    if distance_points is not None:
+        distance_points = np.asarray(distance_points, dtype=np.float64)
+        if distance_points.ndim != 2 or distance_points.shape[1] != data.dim or not len(distance_points):
+            raise InvalidInputError(f"distance_points: expected an array of shape (count, {data.dim}), got shape "
+                                    f"{distance_points.shape}")
     widths = [data.dim] + hidden + [data.num_classes]
     model = MLP.initialize(widths, seed=seed, init=init, dtype=dtype)
     records = []
@@ -636,8 +679,17 @@ def region_history(data: Dataset, hidden: Sequence[int], *, epochs: float, check
             counts = regions_along_segments(net, segments, engine=engine)
             along = tuple(c["activation_regions"] for c in counts)
             linear_along = tuple(c["linear_regions"] for c in counts)
+        distance = bounds = None
+        if distance_points is not None:
+            from .distances import boundary_distances
+
+            result = boundary_distances(net, distance_points, kind=distance_kind)
+            finite = np.isfinite(result.values)  # a point with no boundary at all is left out
+            if finite.any():
+                distance = float(result.values[finite].mean())
+                bounds = _mean_bounds(result.lower[finite], result.upper[finite])
         records.append(Record(snapshot.epoch, snapshot.loss, snapshot.accuracy, active, linear, along, linear_along,
-                              net))
+                              net, distance, bounds))
 
     train(model, data, epochs=epochs, lr=lr, batch_size=batch_size, seed=seed, checkpoints=checkpoints,
           callback=count)

@@ -150,6 +150,8 @@ def test_region_history_counts_are_the_enumerated_counts():
     assert rows[0]["activation_regions"] == first.activation_regions and len(rows) == 3
     with pytest.raises(InvalidInputError, match="domain or segments"):
         region_history(data, [4], epochs=1)
+    with pytest.raises(InvalidInputError, match="distance_points"):
+        region_history(data, [4], epochs=1, distance_points=[[0, 0, 0]])
     only_lines = region_history(data, [4], epochs=0, segments=segments)
     with pytest.raises(InvalidInputError, match="a domain"):
         only_lines.series("activation_regions")
@@ -171,3 +173,19 @@ def test_digits_along_lines():
     run = region_history(data, [8, 8], epochs=0.25, checkpoints=[0, 0.25], init="he", segments=segments)
     for record in run.records:
         assert all(1 <= n <= raghu_bound(1, [8, 8]) for n in record.along_segments)
+
+
+def test_distances_during_training_are_bracketed_by_exact_distances():
+    pytest.importorskip("polyregions.distances")
+    from polyregions.distances import exact_distance
+
+    data = moons(100, seed=2)
+    points = np.array([[0.1, 0.2], [-0.5, 0.5], [0.75, -0.25]])
+    run = region_history(data, [5, 5], epochs=1, checkpoints=[0, 1], distance_points=points, lr=0.01)
+    for record in run.records:
+        exact = [exact_distance(record.network, p.tolist(), kind="linear") for p in points]
+        lo, hi = record.mean_distance_bounds
+        mean = sum(Fraction(d.interval()[0]) for d in exact) / 3, sum(Fraction(d.interval()[1]) for d in exact) / 3
+        assert lo <= mean[1] and mean[0] <= hi and lo <= record.mean_distance <= hi
+    assert run.series("mean_distance", per_neuron=True) == [r.mean_distance * 10 for r in run.records]
+    assert "mean_distance_times_neurons" in run.table()[0]

@@ -19,6 +19,7 @@ _LABELS = {
     "linear_along_segments": "linear regions along a segment",
     "loss": "training loss",
     "accuracy": "training accuracy",
+    "mean_distance": "mean distance to the boundary",
 }
 
 
@@ -27,8 +28,8 @@ def plot_region_counts(histories: "RegionHistory | Sequence[RegionHistory]", *,
                        xscale: str = "linear", title: str | None = None, marker: str = "o"):
     """One curve per training run: a count (or the loss or accuracy) against the epoch; return the axes.
 
-    ``per_neuron`` divides by the number of hidden neurons, as in Hanin & Rolnick's Figure 5 (regions along
-    lines divided by ``N``). ``xscale="symlog"`` spreads out early, fractional epochs.
+    ``per_neuron`` divides counts by the number of hidden neurons, as in Hanin & Rolnick's Figure 5 (regions
+    along lines divided by ``N``), and multiplies distances by it, as in their Figure 6. ``xscale="symlog"`` spreads out early, fractional epochs.
 
     Examples
     --------
@@ -49,7 +50,9 @@ def plot_region_counts(histories: "RegionHistory | Sequence[RegionHistory]", *,
     ax.set_xscale(xscale, **({"linthresh": 1.0} if xscale == "symlog" else {}))
     ax.set_xlabel("epoch")
     label = _LABELS.get(quantity, quantity)
-    ax.set_ylabel(f"{label} / neurons" if per_neuron else label)
+    if per_neuron:
+        label = f"{label} \u00d7 neurons" if quantity == "mean_distance" else f"{label} / neurons"
+    ax.set_ylabel(label)
     ax.legend(fontsize="small", frameon=False, title="hidden widths", title_fontsize="small")
     ax.grid(True, linewidth=0.3, alpha=0.5)
     if title:
