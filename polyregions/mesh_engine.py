@@ -8,12 +8,12 @@ chord joining its two crossing points. Faces, edges and vertices are numpy array
 faces at once.
 
 Every sign is decided exactly. Pre-activations are carried at the vertices as doubles with proven error bounds
-(:mod:`polyregions.float_filter`); a sign the bound does not prove is decided by an exact forward pass at the
-vertex's exact coordinates. Those coordinates, and the exact inequalities of every region, come from exact
-integer lines: every edge lies on the line where one neuron, on one region of the previous layers, meets one
-of its breakpoints, and that neuron's exact affine map on that region is computed with integers modulo several
-word-sized primes (matrix products in double precision, exact below ``2^53``) and recovered by Chinese
-remaindering, with enough primes for a proven bound on its size.
+(:mod:`polyregions.float_filter`); a sign the bound does not prove is decided with integers, from the layer's
+exact affine map on the vertex's region and the vertex's exact coordinates. Those coordinates, and the exact
+inequalities of every region, come from exact integer lines: every edge lies on the line where one neuron, on
+one region of the previous layers, meets one of its breakpoints. Exact affine maps are computed with integers
+modulo several word-sized primes (matrix products in double precision, exact below ``2^53``) and recovered by
+Chinese remaindering, with enough primes for a proven bound on their size.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
-from flint import fmpq, fmpq_mat, fmpz
+from flint import fmpz
 
 from .errors import InvalidInputError, PolyregionsError
 from .float_filter import activate, certified_signs, doubles, float_layer, forward_layer, interpolate
@@ -293,9 +293,9 @@ class _ExactMaps:
         return self._reduce(Z)
 
     def rows(self, q: int, regions: np.ndarray, units: np.ndarray, bps: np.ndarray,
-             pieces: list, ancestors: list, *, chunk: int = 2048) -> list[tuple[int, ...]]:
-        """Exact integer rows ``(a_1, ..., a_k, c)``, a positive multiple of ``z_{q, unit} - xi_bp`` on each
-        region (a region of level ``q``, i.e. after layers ``0..q-1``), primitive (divided by their gcd)."""
+             pieces: list, ancestors: list, *, primitive: bool = True, chunk: int = 2048) -> list[tuple[int, ...]]:
+        """Exact integer rows ``(a_1, ..., a_k, c)``: ``Z_q (z_{q, unit} - xi_bp)`` on each region (a region of
+        level ``q``, i.e. after layers ``0..q-1``), divided by their gcd when ``primitive``."""
         regions = np.asarray(regions, dtype=np.int64)
         units = np.asarray(units, dtype=np.int64)
         bps = np.asarray(bps, dtype=np.int64)
@@ -338,7 +338,7 @@ class _ExactMaps:
             out[:, :, k] += self.b_mod[q][:, units]
         xi = self.xi_mod[q]
         out[:, :, k] -= xi[:, bps]
-        return self._recover(out)
+        return self._recover(out, primitive)
 
     def _maps(self, s: int, ids: np.ndarray, pieces: list, ancestors: list) -> np.ndarray:
         """Layer ``s``'s pre-activation maps (primes, width, len(ids), k+1) on level-``s`` regions ``ids``
@@ -355,8 +355,8 @@ class _ExactMaps:
             return np.zeros((level.size, len(self.layers[s].weight)), dtype=np.int64)
         return pieces[s][level]
 
-    def _recover(self, residues: np.ndarray) -> list[tuple[int, ...]]:
-        """Integers from residues (primes, E, k+1) by Garner's algorithm, then made primitive."""
+    def _recover(self, residues: np.ndarray, primitive: bool = True) -> list[tuple[int, ...]]:
+        """Integers from residues (primes, E, k+1) by Garner's algorithm (then divided by their gcd)."""
         primes = self.primes
         r = np.mod(residues.astype(np.int64), np.array(primes, dtype=np.int64)[:, None, None])
         digits = []
@@ -372,7 +372,7 @@ class _ExactMaps:
         rows = []
         for row in value.tolist():
             row = [v - self.modulus if v > half else v for v in row]
-            g = math.gcd(*row)
+            g = math.gcd(*row) if primitive else 1
             rows.append(tuple(v // g for v in row) if g > 1 else tuple(row))
         return rows
 
@@ -395,11 +395,12 @@ class _Mesh:
         self.k = net.input_dim
         self.A, self.b = A, b
         self.exact = _ExactMaps(self.layers, self.k) if self.layers else None
-        self.line_layer, self.line_unit, self.line_bp, self.line_region = [], [], [], []
+        # Lines: (layer, unit, breakpoint, region) per line id, rows of a growing array; nlines used.
+        self.lines = np.zeros((64, 4), dtype=np.int64)
+        self.nlines = 0
         self.line_rows: dict[int, tuple[int, ...]] = {}
         self.pieces: list = []      # per layer: (regions at level q+1, width) int8, or None for affine layers
         self.ancestors: list = []   # per layer: level q+1 region -> level q region
-        self._flint_layers = None
 
     # lines ---------------------------------------------------------------------------------------------
 
@@ -408,20 +409,19 @@ class _Mesh:
         scale = _lcm(list(a) + [bi])
         ints = [int(v * scale) for v in a] + [int(-bi * scale)]
         g = math.gcd(*ints)
-        self.line_rows[len(self.line_layer)] = tuple(v // g for v in ints)
-        self.line_layer.append(-1)
-        self.line_unit.append(row)
-        self.line_bp.append(0)
-        self.line_region.append(0)
-        return len(self.line_layer) - 1
+        line = self.nlines
+        self.line_rows[line] = tuple(v // g for v in ints)
+        self.lines = _grow(self.lines, line + 1)
+        self.lines[line] = (-1, row, 0, 0)
+        self.nlines += 1
+        return line
 
     def _add_lines(self, q: int, unit: int, bp: int, regions: np.ndarray) -> np.ndarray:
-        first = len(self.line_layer)
-        n = regions.size
-        self.line_layer.extend([q] * n)
-        self.line_unit.extend([unit] * n)
-        self.line_bp.extend([bp] * n)
-        self.line_region.extend(regions.tolist())
+        first, n = self.nlines, regions.size
+        self.lines = _grow(self.lines, first + n)
+        self.lines[first:first + n, :3] = (q, unit, bp)
+        self.lines[first:first + n, 3] = regions
+        self.nlines += n
         return np.arange(first, first + n, dtype=np.int64)
 
     def _ensure_lines(self, ids) -> None:
@@ -430,10 +430,7 @@ class _Mesh:
         if not missing:
             return
         missing = np.array(missing, dtype=np.int64)
-        layer = np.array(self.line_layer, dtype=np.int64)[missing]
-        unit = np.array(self.line_unit, dtype=np.int64)[missing]
-        bp = np.array(self.line_bp, dtype=np.int64)[missing]
-        region = np.array(self.line_region, dtype=np.int64)[missing]
+        layer, unit, bp, region = self.lines[missing].T
         for q in np.unique(layer):
             sel = layer == q
             rows = self.exact.rows(int(q), region[sel], unit[sel], bp[sel], self.pieces, self.ancestors)
@@ -441,58 +438,44 @@ class _Mesh:
 
     # exact evaluation ----------------------------------------------------------------------------------
 
-    def _exact_preactivations(self, q: int, point: Sequence[Fraction]) -> list[fmpq]:
-        """Layer ``q``'s exact pre-activations at an exact point."""
-        if self._flint_layers is None:
-            self._flint_layers = []
-            for layer in self.layers:
-                act = layer.activation
-                self._flint_layers.append((
-                    fmpq_mat(len(layer.weight), len(layer.weight[0]),
-                             [fmpq(v.numerator, v.denominator) for row in layer.weight for v in row]),
-                    fmpq_mat(len(layer.bias), 1, [fmpq(v.numerator, v.denominator) for v in layer.bias]),
-                    [fmpq(v.numerator, v.denominator) for v in act.breakpoints],
-                    [fmpq(v.numerator, v.denominator) for v in act.slopes],
-                    [fmpq(v.numerator, v.denominator) for v in act.intercepts]))
-        value = fmpq_mat(len(point), 1, [fmpq(v.numerator, v.denominator) for v in point])
-        for s in range(q + 1):
-            W, bias, xi, slopes, icpts = self._flint_layers[s]
-            z = W * value + bias
-            if s == q:
-                return z.entries()
-            entries = z.entries()
-            out = []
-            for v in entries:
-                piece = sum(1 for x in xi if x < v)
-                out.append(slopes[piece] * v + icpts[piece])
-            value = fmpq_mat(len(out), 1, out)
-        raise AssertionError("unreachable")
+    def _resolve(self, q: int, vertices: np.ndarray, faces: np.ndarray) -> None:
+        """Decide every side of the given vertices exactly, and replace their float pre-activations by correctly
+        rounded exact values (``faces[i]``: a current face whose closure holds ``vertices[i]``).
 
-    def _resolve(self, q: int, vertices: np.ndarray) -> None:
-        """Replace the float data of the given vertices by exact signs and correctly rounded values."""
+        On the face's region of the previous layers, layer ``q`` is ``z_j = (row_j . [t; 1]) / Z_q + xi_0`` with
+        exact integer rows; with the vertex at ``t = x / w`` (integers, ``w > 0``) the sign of ``z_j - xi_k`` is
+        that of ``row_j . [x; w] + (xi_0 - xi_k) Z_q w``, an integer.
+        """
         if vertices.size == 0:
             return
-        points = self._exact_points(vertices)
-        act = self.layers[q].activation
-        xi = [fmpq(v.numerator, v.denominator) for v in act.breakpoints]
-        for v, point in zip(vertices.tolist(), points):
-            z = self._exact_preactivations(q, point)
-            values, errors, signs = [], [], []
-            for zj in z:
-                fr = Fraction(int(zj.p), int(zj.q))
+        width = len(self.layers[q].weight)
+        xi = self.exact.xi_int[q]
+        Zq = self.exact.Z[q]
+        regions, which = np.unique(self.anc[faces], return_inverse=True)
+        rows = self.exact.rows(q, np.repeat(regions, width), np.tile(np.arange(width), regions.size),
+                               np.zeros(regions.size * width, dtype=np.int64), self.pieces, self.ancestors,
+                               primitive=False)
+        table = np.empty((len(rows), self.k + 1), dtype=object)
+        table[:] = rows
+        for v, point, r in zip(vertices.tolist(), self._homogeneous(vertices), which.tolist()):
+            w = point[-1]
+            numerators = table[r * width:(r + 1) * width].dot(np.array(point, dtype=object)).tolist()
+            denominator = Zq * w
+            values, errors, sides = [], [], []
+            for n in numerators:
                 try:
-                    x = float(fr)  # correctly rounded
-                    error = 0.0 if Fraction(x) == fr else 2.0 ** -52 * abs(x) + 2.0 ** -1000
+                    x = (n + xi[0] * w) / denominator  # int / int: correctly rounded
+                    values.append(x)
+                    errors.append(2.0 ** -52 * abs(x) + 2.0 ** -1000)
                 except OverflowError:
-                    x = error = math.inf
-                values.append(x)
-                errors.append(error)
-                for x_k in xi:
-                    d = zj - x_k
-                    signs.append(_ABOVE if d > 0 else (_BELOW if d < 0 else _ON))
-            self.Z[v, :len(values)] = values
-            self.E[v, :len(values)] = errors
-            self.S[v, :len(signs)] = signs
+                    values.append(math.inf)
+                    errors.append(math.inf)
+                for xk in xi:
+                    d = n + (xi[0] - xk) * w
+                    sides.append(_ABOVE if d > 0 else (_BELOW if d < 0 else _ON))
+            self.Z[v, :width] = values
+            self.E[v, :width] = errors
+            self.S[v, :len(sides)] = sides
 
     def _sides(self, q: int, Z: np.ndarray, E: np.ndarray) -> np.ndarray:
         """Proven sides (vertices x hyperplanes; ``_ON``, ``_ABOVE``, ``_BELOW`` or ``_UNPROVEN``) of the
@@ -527,9 +510,10 @@ class _Mesh:
                     continue
                 T = len(layer.activation.breakpoints)
                 self.S = _grow(self._sides(q, Z, E), 2 * self.nv)
-                unsure = np.flatnonzero((self.S[:self.nv] == _UNPROVEN).any(axis=1))
-                self._resolve(q, unsure)
                 self.anc = _grow(np.arange(self.nf, dtype=np.int64), 2 * self.nf)
+                unsure = np.flatnonzero((self.S[:self.nv] == _UNPROVEN).any(axis=1))
+                if unsure.size:
+                    self._resolve(q, unsure, self._face_of_vertex()[unsure])
                 self._start_layer(q)
                 for h in range(width * T):
                     self._split(q, h)
@@ -569,9 +553,7 @@ class _Mesh:
 
     def _line_sides(self, lines: np.ndarray, faces: np.ndarray, patterns: np.ndarray) -> np.ndarray:
         """Whether each face lies above its line's breakpoint (boundary lines: False)."""
-        layer = np.array(self.line_layer, dtype=np.int64)[lines]
-        unit = np.array(self.line_unit, dtype=np.int64)[lines]
-        bp = np.array(self.line_bp, dtype=np.int64)[lines]
+        layer, unit, bp = self.lines[lines, :3].T
         offsets = np.zeros(len(self.layers) + 1, dtype=np.int64)
         for q, layer_ in enumerate(self.layers):
             offsets[q + 1] = offsets[q] + (0 if layer_.activation.is_linear else len(layer_.weight))
@@ -622,8 +604,12 @@ class _Mesh2D(_Mesh):
             out.append(point)
         return out
 
-    def _exact_points(self, vertices: np.ndarray) -> list[tuple[Fraction, Fraction]]:
-        return [(Fraction(X, W), Fraction(Y, W)) for X, Y, W in self._homogeneous(vertices)]
+    def _face_of_vertex(self) -> np.ndarray:
+        """A face holding each vertex (of the compacted pool)."""
+        self._compact()
+        face = np.empty(self.nv, dtype=np.int64)
+        face[self.pv[:self.ptop]] = np.repeat(np.arange(self.nf, dtype=np.int64), self.flen[:self.nf])
+        return face
 
     def _compact(self) -> None:
         idx = _ragged(self.fstart[:self.nf], self.flen[:self.nf])
@@ -686,8 +672,8 @@ class _Mesh2D(_Mesh):
             self.S = _grow(self.S, self.nv + nnew)
             self.Z[new_ids], self.E[new_ids], self.S[new_ids] = Zn, En, Sn
             self.nv += nnew
-            unsure = new_ids[(Sn == _UNPROVEN).any(axis=1)]
-            self._resolve(q, unsure)
+            unsure = np.flatnonzero((Sn == _UNPROVEN).any(axis=1))
+            self._resolve(q, new_ids[unsure], faces[owner[rep[unsure]]])
         # Cycles with the new vertices inserted after their crossing corners.
         count = 1 + cross
         apos = np.cumsum(count) - count
@@ -795,8 +781,8 @@ class _Mesh2D(_Mesh):
 
     def _oriented_row(self, line: int, above: bool) -> tuple[tuple[Fraction, ...], Fraction]:
         """The row ``a . t <= c`` of a line for a face below (or above) its breakpoint."""
-        if self.line_layer[line] < 0:
-            i = self.line_unit[line]
+        if self.lines[line, 0] < 0:
+            i = int(self.lines[line, 1])
             return self.A[i], self.b[i]
         ints = self.line_rows[line]
         sign = -1 if above else 1
@@ -831,8 +817,8 @@ class _Mesh2D(_Mesh):
 
     def _integer_row(self, line: int, above: bool) -> tuple[int, int, int]:
         """Integers ``(a1, a2, c)`` with the face's side of the line being ``a1 x + a2 y <= c``."""
-        if self.line_layer[line] < 0:
-            i = self.line_unit[line]
+        if self.lines[line, 0] < 0:
+            i = int(self.lines[line, 1])
             a, bi = self.A[i], self.b[i]
             scale = _lcm(list(a) + [bi])
             return int(a[0] * scale), int(a[1] * scale), int(bi * scale)
@@ -966,9 +952,23 @@ class _Mesh1D(_Mesh):
         self.left = _grow(np.array([0], dtype=np.int64), 64)
         self.right = _grow(np.array([1], dtype=np.int64), 64)
 
-    def _exact_points(self, vertices: np.ndarray) -> list[tuple[Fraction]]:
+    def _homogeneous(self, vertices: np.ndarray) -> list[tuple[int, int]]:
+        """Exact ``(X, W)`` with ``W > 0`` and the vertex at ``X / W``: the root of its line ``a t + c``."""
         self._ensure_lines(np.unique(self.vline[vertices]))
-        return [(Fraction(-self.line_rows[l][1], self.line_rows[l][0]),) for l in self.vline[vertices].tolist()]
+        points = []
+        for line in self.vline[vertices].tolist():
+            a, c = self.line_rows[line]
+            points.append((-c, a) if a > 0 else (c, -a))
+        return points
+
+    def _exact_points(self, vertices: np.ndarray) -> list[tuple[Fraction]]:
+        return [(Fraction(X, W),) for X, W in self._homogeneous(vertices)]
+
+    def _face_of_vertex(self) -> np.ndarray:
+        face = np.empty(self.nv, dtype=np.int64)
+        face[self.right[:self.nf]] = np.arange(self.nf)
+        face[self.left[:self.nf]] = np.arange(self.nf)
+        return face
 
     def _start_layer(self, q: int) -> None:
         nf = self.nf
@@ -998,7 +998,8 @@ class _Mesh1D(_Mesh):
         self.S = _grow(self.S, self.nv + nf)
         self.Z[new_ids], self.E[new_ids], self.S[new_ids] = Zn, En, Sn
         self.nv += nf
-        self._resolve(q, new_ids[(Sn == _UNPROVEN).any(axis=1)])
+        unsure = np.flatnonzero((Sn == _UNPROVEN).any(axis=1))
+        self._resolve(q, new_ids[unsure], faces[unsure])
         new_faces = self.nf + np.arange(nf, dtype=np.int64)
         for name in ("left", "right", "anc", "code"):
             setattr(self, name, _grow(getattr(self, name), self.nf + nf))
