@@ -273,9 +273,10 @@ def test_he_normal_network_matches_the_lp_engine():
 # --- the exact paths behind the filters ------------------------------------------------------------------------
 
 
-def test_deciding_every_sign_exactly_gives_the_same_complex(monkeypatch):
-    net = he_normal([2, 6, 6, 6], seed=3, activation=act.hardtanh(), bias_std=0.3)
-    box = dom.box([-1, -1], [1, 1])
+@pytest.mark.parametrize("dim", [1, 2])
+def test_deciding_every_sign_exactly_gives_the_same_complex(monkeypatch, dim):
+    net = he_normal([dim, 6, 6, 6], seed=3, activation=act.hardtanh(), bias_std=0.3)
+    box = dom.box([-1] * dim, [1] * dim)
     filtered = refine_mesh(net, box)
     monkeypatch.setattr(mesh_engine, "certified_signs",
                         lambda values, errors, xi, xi_error: np.full(values.shape, float_filter.UNCERTAIN, np.int8))
