@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+import re
 import sys
 from typing import Sequence
 
@@ -42,15 +43,20 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_NEGATIVE_VALUE = re.compile(r"-[\d.]")
+
+
 def _join_negative_values(argv: list[str]) -> list[str]:
     """``--box -1,1`` as ``--box=-1,1``: argparse would take ``-1,1`` for an option."""
     joined, i = [], 0
     while i < len(argv):
-        if argv[i] == "--box" and i + 1 < len(argv) and argv[i + 1].startswith("-"):
-            joined.append(f"--box={argv[i + 1]}")
+        option = argv[i]
+        if option.startswith("--") and "=" not in option and i + 1 < len(argv) \
+                and _NEGATIVE_VALUE.match(argv[i + 1]):
+            joined.append(f"{option}={argv[i + 1]}")
             i += 2
         else:
-            joined.append(argv[i])
+            joined.append(option)
             i += 1
     return joined
 
