@@ -180,3 +180,76 @@ def test_line_count_of_one_layer_is_one_more_than_its_distinct_breakpoints():
     assert count == 3 and radius >= 50
     assert end_is_unbounded(net, (0, 1, 0), -1) and not end_is_unbounded(net, (0, 1, 0), 1)
     assert end_is_unbounded(net, net.pattern([Fraction(10**6)]), 1)
+
+
+# --- the Monte-Carlo integrand of Theorem 3 against hand-computed values -----------------------------------
+
+def _phi(z, sigma):
+    import math
+    return math.exp(-0.5 * (z / sigma) ** 2) / (sigma * math.sqrt(2 * math.pi))
+
+
+@pytest.mark.parametrize("b_d", [0.05, -5.0])
+def test_theorem3_integrand_of_a_two_layer_network_by_hand(b_d):
+    import numpy as np
+
+    from polyregions.network import Network
+    from proofs_check.theorems._theorem3 import theorem3_integrand
+
+    # a = relu(x1 + 1/10), c = relu(x2 - 1/5), d = relu(a + c + b_d), output d.
+    b_a, b_c, sigma = 0.1, -0.2, 0.7
+    net = Network.from_layers(2, [([[1, 0], [0, 1]], [b_a, b_c], "relu"), ([[1, 1]], [b_d], "relu"),
+                                  ([[1]], [0], "linear")])
+    points = [(0.3, 0.5), (-0.4, 0.1), (0.6, -0.9), (-0.05, 0.7)]
+    k1, k2 = theorem3_integrand(net, np.array(points), sigma)
+    for (x1, x2), got1, got2 in zip(points, k1, k2):
+        a, c = max(x1 + b_a, 0), max(x2 + b_c, 0)
+        grad_d = np.hypot(float(x1 + b_a > 0), float(x2 + b_c > 0))
+        want1 = (_phi(x1, sigma) * (c + b_d > 0)           # a, good when d is open with a held at 0
+                 + _phi(x2, sigma) * (a + b_d > 0)         # c
+                 + grad_d * _phi(a + c, sigma))            # d, in the last hidden layer: always good
+        want2 = (_phi(x1, sigma) * _phi(x2, sigma) * (b_d > 0)                   # {a, c}: d open with both held
+                 + _phi(x1, sigma) * _phi(x2 + b_c, sigma) * (x2 + b_c > 0)     # {a, d}: |det| = 1 when c is open
+                 + _phi(x2, sigma) * _phi(x1 + b_a, sigma) * (x1 + b_a > 0))    # {c, d}
+        assert got1 == pytest.approx(want1, rel=1e-12)
+        assert got2 == pytest.approx(want2, rel=1e-12)
+
+
+def test_theorem3_estimate_of_one_layer_matches_the_closed_form():
+    import math
+
+    from polyregions.network import Network
+    from proofs_check.theorems._theorem3 import theorem3_estimate
+
+    # Lines x1 = -b1 and x2 = -b2 with b ~ N(0, s^2): expected length 2 P(|b1| < 1) + 2 P(|b2| < 1) in [-1, 1]^2,
+    # expected number of crossings P(|b1| < 1) P(|b2| < 1).
+    sigma = 0.8
+    net = Network.from_layers(2, [([[1, 0], [0, 1]], [0, 0], "relu"), ([[1, 1]], [0], "linear")])
+    inside = math.erf(1 / (sigma * math.sqrt(2)))
+    length, crossings = theorem3_estimate(net, sigma, points=200_000, seed=0)
+    assert length == pytest.approx(4 * inside, rel=0.01)
+    assert crossings == pytest.approx(inside ** 2, rel=0.01)
+
+
+# --- empirical bands and statistical comparisons fail when they should --------------------------------------
+
+def test_a_band_that_excludes_the_measurements_fails_the_line_check(monkeypatch):
+    module = load_check("hanin_rolnick_lines")
+    monkeypatch.setattr(module, "_PLAN", {"quick": {"archs": ([8],), "seeds": (0,), "lines": {"relu": 1},
+                                                    "inputs": (1,)}})
+    assert module.run("quick").passed
+    monkeypatch.setattr(module, "BAND", (Fraction(2), Fraction(3)))
+    result = module.run("quick")
+    assert not result.passed and "outside [2.0, 3.0]" in result.failures[0]
+
+
+def test_a_wrong_right_hand_side_fails_the_volume_check(monkeypatch):
+    from proofs_check.theorems import _theorem3
+
+    module = load_check("hanin_rolnick_volumes")
+    right = _theorem3.theorem3_integrand
+    monkeypatch.setattr(_theorem3, "theorem3_integrand",
+                        lambda net, X, sigma: tuple(2 * v for v in right(net, X, sigma)))
+    monkeypatch.setattr(module, "_library_integrand", lambda: None)
+    result = module.run("quick")
+    assert not result.passed and "standard errors apart" in result.failures[0]

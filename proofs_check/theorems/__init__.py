@@ -21,6 +21,7 @@ CHECKS = (
     "sawtooth",
     "qi_wei_initialisation",
     "hanin_rolnick_lines",
+    "hanin_rolnick_volumes",
 )
 
 

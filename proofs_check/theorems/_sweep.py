@@ -197,7 +197,8 @@ def sweep_specs(size: str) -> list[NetSpec]:
                 for i, (hidden, domain) in enumerate(archs):
                     specs.append(NetSpec(n0, hidden, activation, _INITS[(i + n0) % 3], 0, domain))
         specs += [NetSpec(1, (2,) * n, "relu", "sawtooth", 0, "unit") for n in (2, 4)]
-        specs += [NetSpec(1, (3, 3, 3), "relu", "montufar", 0, "unit"), NetSpec(2, (4, 4), "relu", "montufar", 0, "unit")]
+        specs += [NetSpec(1, (3, 3, 3), "relu", "montufar", 0, "unit"),
+                  NetSpec(2, (4, 4), "relu", "montufar", 0, "unit")]
         return specs
     for activation in ACTIVATIONS:
         for n0, archs in _FULL.items():
@@ -207,6 +208,7 @@ def sweep_specs(size: str) -> list[NetSpec]:
                     for seed in seeds:
                         specs.append(NetSpec(n0, hidden, activation, init, seed, domain))
     specs += [NetSpec(1, (2,) * n, "relu", "sawtooth", 0, "unit") for n in (1, 2, 3, 4, 5, 6, 8)]
-    specs += [NetSpec(1, (3, 3, 3), "relu", "montufar", 0, "unit"), NetSpec(1, (4, 4, 4, 4), "relu", "montufar", 0, "unit"),
+    specs += [NetSpec(1, (3, 3, 3), "relu", "montufar", 0, "unit"),
+              NetSpec(1, (4, 4, 4, 4), "relu", "montufar", 0, "unit"),
               NetSpec(2, (4, 4), "relu", "montufar", 0, "unit"), NetSpec(2, (4, 4, 4), "relu", "montufar", 0, "unit")]
     return specs

@@ -26,7 +26,8 @@ overall pixel mean and deviation: a stand-in for a training image), and for 1-in
 leaky ReLU (slope 1/100) and hard tanh (T = 2). Band checked: for every activation, input and architecture, the
 mean of regions / (T N) lies in [1/2, 2], and across architectures the largest mean is at most twice the smallest
 (the ratio does not depend on how the neurons are arranged). Proven alongside: each count is at most
-prod_l (1 + T n_l), Raghu et al.'s bound for a 1-D domain.
+prod_l (1 + T n_l), Raghu et al.'s bound for a 1-D domain, and the first line of every network gives the same
+count with polyregions.trajectories.line_regions (which finds the line's end patterns directly).
 """
 
 #: The band for the mean of regions / (T N), and the largest allowed ratio between architectures' means.
@@ -57,6 +58,11 @@ def run(size: str = "quick", *, workers: int = 1) -> CheckResult:
 
     plan = _PLAN[size]
     result = CheckResult(NAME, TITLE, STATEMENT, KIND, size)
+    try:
+        from polyregions.trajectories import line_regions as library
+    except ImportError:
+        library = None
+    cross_checked = 0
     with Timer() as timer:
         for activation, lines in plan["lines"].items():
             T = 2 if activation == "hardtanh" else 1
@@ -79,6 +85,13 @@ def run(size: str = "quick", *, workers: int = 1) -> CheckResult:
                                 point = rng.normal(MNIST_MEAN, MNIST_STD, size=n0).tolist()
                                 line = net.restrict([0] * n0, [[Fraction(v) for v in point]])
                             regions = regions_on_line(line)[0]
+                            if library is not None and len(counts) == 0:
+                                # A second exact method: polyregions.trajectories finds the ends directly.
+                                other = library(net, point if n0 > 1 else [1]).regions
+                                cross_checked += 1
+                                result.require(other == regions, f"{activation} {[n0, *widths]} seed {seed}: "
+                                                                 f"{regions} regions here, {other} from "
+                                                                 f"polyregions.trajectories.line_regions")
                             counts.append(regions)
                             ratios.append(Fraction(regions, T * N))
                     worst = max(counts)
@@ -106,6 +119,9 @@ def run(size: str = "quick", *, workers: int = 1) -> CheckResult:
     all_ratios = [r["ratio_mean"] for r in result.rows]
     result.numbers.update(ratio_mean_min=min(all_ratios), ratio_mean_max=max(all_ratios),
                           lines=sum(r["lines"] for r in result.rows))
+    result.summary.append(f"the first line of every network counted again by polyregions.trajectories.line_regions: "
+                          f"{cross_checked} lines, all equal" if library is not None else
+                          "polyregions.trajectories is not installed: no second count of the lines")
     result.summary.append(f"{result.numbers['lines']} lines in all; every mean of regions / (T N) in "
                           f"[{min(all_ratios):.3f}, {max(all_ratios):.3f}]")
     result.seconds = timer.seconds

@@ -8,7 +8,8 @@ from polyregions.bounds import raghu_relu_bound, serra_bound
 
 from ._report import CheckResult, Timer, ratio
 
-__all__ = ["NAME", "TITLE", "KIND", "STATEMENT", "PUBLISHED", "PUBLISHED_TABLE3", "SEED", "run", "figure", "qi_wei_module",
+__all__ = ["NAME", "TITLE", "KIND", "STATEMENT", "PUBLISHED", "PUBLISHED_TABLE3", "SEED", "run", "figure",
+           "qi_wei_module",
            "hidden_network", "agrees"]
 
 NAME = "qi_wei_initialisation"
@@ -16,19 +17,19 @@ TITLE = "Qi & Wei: regions of [16,16,16], [32,32,32], [64,64,64] at initialisati
 KIND = "empirical"
 STATEMENT = """
 Qi & Wei count the regions of 2-D-input networks with three hidden layers of width 16, 32 and 64 (PyTorch default
-initialisation: weights and biases uniform in +-1/sqrt(fan-in)) over the hidden layers inside [-1, 1]^2, and
-report 206, 1151 and 4112 regions at epoch 0 (their Table 2, make_moons, 2 output classes; Table 3, with 5
-classes, gives 207, 1154 and 4113 at epoch 0, and Table 1 gives 1151 to 1154 for [32,32,32]). Recomputed here from the same
+initialisation: weights and biases uniform in +-1/sqrt(fan-in)) over the hidden layers inside [-1, 1]^2, and report
+206, 1151 and 4112 regions at epoch 0 (their Table 2, make_moons, 2 output classes; Table 3, with 5 classes, gives
+207, 1154 and 4113 at epoch 0, and Table 1 gives 1151 to 1154 for [32,32,32]). Recomputed here from the same
 weights: torch.manual_seed(5), then per hidden layer Linear, BatchNorm1d, ReLU and finally the output Linear,
 created in that order; BatchNorm1d at initialisation in eval mode (running mean 0, variance 1, weight 1, bias 0)
-folds into the linear layers as the scale 1/sqrt(1 + 1e-5), computed in binary64 (the one rounding; everything
-else is the exact value of the float32 parameters). The output layer is dropped and the activation regions of the
-hidden layers in [-1, 1]^2 are enumerated exactly. Their counts were computed in floating point, ours are exact,
-so the comparison with Table 2 is a band: |ours - theirs| <= max(3, 1% of theirs). The output layer is created
-last, so the 5-class models of Table 3 have the same hidden layers (checked: the exact hidden networks are equal);
-their epoch-0 counts of the same hidden layers differ between Tables 2 and 3 by 1 to 3, which floating-point
-counting explains and an exact count settles. Proven alongside: each count is within the ReLU bounds of Raghu et al. and Serra
-et al. for n0 = 2. Needs torch (pip install torch==2.13.0); without it the check is skipped.
+folds into the linear layers as the scale 1/sqrt(1 + 1e-5), computed in binary64 (the one rounding; everything else
+is the exact value of the float32 parameters). The output layer is dropped and the activation regions of the hidden
+layers in [-1, 1]^2 are enumerated exactly. Their counts were computed in floating point, ours are exact, so the
+comparison with Table 2 is a band: |ours - theirs| <= max(3, 1% of theirs). The output layer is created last, so
+with the same seed the 5-class models of Table 3 have the same hidden layers (checked: the exact hidden networks
+are equal); the epoch-0 counts of Table 3 differ from Table 2's by 1 to 3, as floating-point counts of the same
+networks can, and an exact count settles them. Proven alongside: each count is within the ReLU bounds of Raghu et
+al. and Serra et al. for n0 = 2. Needs torch (pip install torch==2.13.0); without it the check is skipped.
 """
 
 #: Qi & Wei's published epoch-0 counts: Table 2 (2 classes), and Table 3 (5 classes, same hidden layers).
@@ -73,10 +74,11 @@ def run(size: str = "quick", *, workers: int = 1) -> CheckResult:
     result = CheckResult(NAME, TITLE, STATEMENT, KIND, size)
     with Timer() as timer:
         try:
-            import torch  # noqa: F401
+            import torch
         except ImportError:
             result.skip("torch is not installed (pip install torch==2.13.0)")
             return result
+        result.numbers["torch"] = torch.__version__
         from polyregions.domain import box
         from polyregions.enumeration import enumerate_regions
 
@@ -88,7 +90,8 @@ def run(size: str = "quick", *, workers: int = 1) -> CheckResult:
             widths = [width] * 3
             serra = serra_bound(2, widths)
             same_hidden = hidden_network(qi_wei_module(width, classes=5))[0] == hidden
-            result.require(same_hidden, f"width {width}: the 5-class model has other hidden layers than the 2-class one")
+            result.require(same_hidden, f"width {width}: the 5-class model has other hidden layers than the "
+                                        f"2-class one")
             row = {"case": f"[{width},{width},{width}] seed {SEED}", "width": width, "regions": ours,
                    "published": theirs, "difference": ours - theirs, "published_table3": PUBLISHED_TABLE3[width],
                    "same_hidden_layers_5_classes": same_hidden,
@@ -108,7 +111,7 @@ def run(size: str = "quick", *, workers: int = 1) -> CheckResult:
             result.require(row["agrees"], f"{row['case']}: {ours} regions exactly, they published {theirs}")
             result.rows.append(row)
             result.summary.append(f"[{width},{width},{width}]: {ours} regions exactly (published: {theirs} in Table 2, "
-                                  f"{PUBLISHED_TABLE3[width]} in Table 3 for the same hidden layers; difference "
+                                  f"{PUBLISHED_TABLE3[width]} in Table 3; difference "
                                   f"{ours - theirs:+d} and {ours - PUBLISHED_TABLE3[width]:+d})")
     result.columns = ["case", "regions", "published", "difference", "published_table3", "linear_regions_hidden",
                       "smallest_area",

@@ -60,8 +60,9 @@ def run(size: str = "quick", *, workers: int = 1) -> CheckResult:
             one_layer.append({"case": spec.label, "regions": regions, "arrangement_cells": cells, "bound": limit})
             result.require(regions <= limit, f"{spec.label}: {regions} regions, above the one-layer bound {limit}")
             result.require(regions == cells, f"{spec.label}: {regions} regions, but its arrangement has {cells} cells")
+        equal = all(r["regions"] == r["arrangement_cells"] for r in one_layer)
         result.summary.append(f"one hidden layer: {len(one_layer)} networks; the count equals the arrangement's "
-                              f"number of cells on all of them: {all(r['regions'] == r['arrangement_cells'] for r in one_layer)}; "
+                              f"number of cells on all of them: {equal}; "
                               f"the bound sum_i C(T n1, i) is reached exactly on {reached}")
         result.numbers.update(one_layer_networks=len(one_layer), one_layer_bound_reached=reached,
                               one_layer=one_layer)

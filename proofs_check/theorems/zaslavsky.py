@@ -15,16 +15,16 @@ NAME = "zaslavsky"
 TITLE = "Zaslavsky's theorem and the region bound for hyperplane arrangements"
 KIND = "proven"
 STATEMENT = """
-For an arrangement A of affine hyperplanes in R^d with characteristic polynomial
-chi_A(t) = sum over flats X of mu(R^d, X) t^(dim X): r(A) = (-1)^d chi_A(-1) regions and
-b(A) = (-1)^rank(A) chi_A(1) relatively bounded ones (Zaslavsky 1975); the faces satisfy the Euler relation
-sum_k (-1)^k f_k = (-1)^d. m hyperplanes in general position give r = sum_{i=0..d} C(m, i) and b = C(m-1, d), and
-every arrangement of m hyperplanes has r <= sum_{i=0..d} C(m, i) (Raghu et al. 2017, Theorem 5). Closed forms:
-braid n! regions (none relatively bounded for n >= 2), coordinate 2^d (none bounded), Shi and Ish (n+1)^(n-1) regions and (n-1)^(n-1) bounded,
-Catalan n! Catalan(n), Linial 2^-n sum_k C(n,k) (k+1)^(n-1), semiorder 1, 3, 19, 183, 2371, resonance
-2, 6, 32, 370. Regions and faces are enumerated by recursive restriction (no LP) and compared with
-the poset's predictions; random arrangements with coefficients in {-1, 0, 1} (many parallel and concurrent
-hyperplanes) and the first layers of He-normal networks join the named ones.
+For an arrangement A of affine hyperplanes in R^d with characteristic polynomial chi_A(t) = sum over flats X of
+mu(R^d, X) t^(dim X): r(A) = (-1)^d chi_A(-1) regions and b(A) = (-1)^rank(A) chi_A(1) relatively bounded ones
+(Zaslavsky 1975); the faces satisfy the Euler relation sum_k (-1)^k f_k = (-1)^d. m hyperplanes in general position
+give r = sum_{i=0..d} C(m, i) and b = C(m-1, d), and every arrangement of m hyperplanes has r <= sum_{i=0..d} C(m,
+i) (Raghu et al. 2017, Theorem 5). Closed forms: braid n! regions (none relatively bounded for n >= 2), coordinate
+2^d (none bounded), Shi and Ish (n+1)^(n-1) regions and (n-1)^(n-1) bounded, Catalan n! Catalan(n), Linial 2^-n
+sum_k C(n,k) (k+1)^(n-1), semiorder 1, 3, 19, 183, 2371, resonance 2, 6, 32, 370. Regions and faces are enumerated
+by recursive restriction (no LP) and compared with the poset's predictions; random arrangements with coefficients
+in {-1, 0, 1} (many parallel and concurrent hyperplanes) and the first layers of He-normal networks join the named
+ones.
 """
 
 _SEMIORDER = {1: 1, 2: 3, 3: 19, 4: 183, 5: 2371}
