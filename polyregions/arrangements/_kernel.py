@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from operator import mul
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from ..errors import CertificateError
 
@@ -240,31 +240,10 @@ def enumerate_cells(rows: Sequence[IntRow], allowed: Sequence[int], k: int
 def _cut_cells(chart: Chart, rows: list[IntRow], allowed: list[int], k: int
                ) -> dict[tuple[int, ...], SymbolicPoint]:
     """The cells of ``rows`` cut by the chart's hyperplane: their signs and a symbolic point on the hyperplane."""
-    sub_rows: list[IntRow] = []
-    sub_allowed: list[int] = []
-    where: dict[IntRow, int] = {}
-    recipe: list[tuple[int, int]] = []  # (index in sub_rows, orientation) or (-1, constant sign)
-    for r, al in zip(rows, allowed):
-        restricted = chart.restrict(r)
-        if not any(restricted[:-1]):
-            sign = 1 if restricted[-1] > 0 else -1
-            if not al & sign_bit(sign):
-                return {}
-            recipe.append((-1, sign))
-            continue
-        canon, orientation = canonical(restricted)
-        if orientation < 0:
-            al = _flip(al)
-        idx = where.get(canon)
-        if idx is None:
-            idx = where[canon] = len(sub_rows)
-            sub_rows.append(canon)
-            sub_allowed.append(al)
-        else:
-            sub_allowed[idx] &= al
-            if not sub_allowed[idx]:
-                return {}
-        recipe.append((idx, orientation))
+    restricted = restrict_rows(rows, allowed, chart.restrict)
+    if restricted is None:
+        return {}
+    sub_rows, sub_allowed, recipe = restricted
     cut = {}
     for signs, point in enumerate_cells(sub_rows, sub_allowed, k - 1):
         full = tuple(o if i < 0 else o * signs[i] for i, o in recipe)
@@ -272,9 +251,15 @@ def _cut_cells(chart: Chart, rows: list[IntRow], allowed: list[int], k: int
     return cut
 
 
-def restrict_rows(rows: Iterable[IntRow], allowed: Iterable[int], columns: Sequence[IntRow]
+def restriction_by_columns(columns: Sequence[IntRow]) -> Callable[[IntRow], IntRow]:
+    """The function restricting a row to the flat with chart ``columns`` (homogeneous vectors: directions, then a
+    point)."""
+    return lambda r: tuple(sum(map(mul, r, c)) for c in columns)
+
+
+def restrict_rows(rows: Iterable[IntRow], allowed: Iterable[int], restrict: Callable[[IntRow], IntRow]
                   ) -> tuple[list[IntRow], list[int], list[tuple[int, int]]] | None:
-    """Restrict rows to a flat with chart ``columns`` (homogeneous vectors: directions, then a point).
+    """Restrict rows to a flat, given by the function taking a row to its restriction.
 
     Returns the distinct canonical restricted rows, their allowed masks, and for each input row its recipe:
     ``(index, orientation)``, or ``(-1, constant sign)`` (0 when the row vanishes on the flat). Returns None
@@ -285,7 +270,7 @@ def restrict_rows(rows: Iterable[IntRow], allowed: Iterable[int], columns: Seque
     where: dict[IntRow, int] = {}
     recipe: list[tuple[int, int]] = []
     for r, al in zip(rows, allowed):
-        restricted = tuple(sum(map(mul, r, c)) for c in columns)
+        restricted = restrict(r)
         if not any(restricted[:-1]):
             v = restricted[-1]
             sign = (v > 0) - (v < 0)

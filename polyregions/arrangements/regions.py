@@ -15,7 +15,8 @@ from functools import cached_property
 from operator import mul
 from typing import TYPE_CHECKING, Sequence
 
-from ._kernel import BOTH, IntRow, SymbolicPoint, concrete_point, enumerate_cells, lift, restrict_rows
+from ._kernel import (BOTH, IntRow, SymbolicPoint, concrete_point, enumerate_cells, lift, restrict_rows,
+                      restriction_by_columns)
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -177,7 +178,7 @@ def region_of(arrangement: "Arrangement", x: Sequence) -> Region | None:
 
 def _flat_cells(rows: Sequence[IntRow], allowed: Sequence[int], columns: Sequence[IntRow]):
     """The cells of the system restricted to a flat: (full sign vector, symbolic point in the flat's chart)."""
-    restricted = restrict_rows(rows, allowed, columns)
+    restricted = restrict_rows(rows, allowed, restriction_by_columns(columns))
     if restricted is None:
         return []
     sub_rows, sub_allowed, recipe = restricted
@@ -267,7 +268,7 @@ def _bounded_face(face: Face) -> bool:
     flat = arrangement.poset.flats[face.flat]
     if flat.dim == 0:
         return True
-    restricted = restrict_rows(rows, allowed, flat.columns)
+    restricted = restrict_rows(rows, allowed, restriction_by_columns(flat.columns))
     sub_rows, _, recipe = restricted
     # The face is a cell of the restriction; bounded iff that cell is bounded and the restriction is essential.
     sub_signs = [0] * len(sub_rows)
