@@ -281,6 +281,36 @@ class Network:
                 raise InvalidInputError(f"pattern[{i}]: expected a piece index in 0..{count - 1}, got {k!r}")
         return tuple(int(k) for k in pattern)
 
+    def pattern_toward(self, x: Sequence[Fraction], direction: Sequence[Fraction]) -> tuple[int, ...]:
+        """The pattern at ``x + eps * direction`` for every small enough ``eps > 0``, exactly.
+
+        Each pre-activation is carried as the pair (value, derivative along ``direction``) and compared with the
+        breakpoints lexicographically, so a point on a boundary is resolved to the side the direction enters.
+
+        Examples
+        --------
+        >>> from polyregions.activations import relu
+        >>> net = Network.from_layers(1, [([[1]], [0], relu())])
+        >>> net.pattern_toward([0], [1]), net.pattern_toward([0], [-1])
+        ((1,), (0,))
+        """
+        zero = Fraction(0)
+        values = [(Fraction(v), Fraction(d)) for v, d in zip(x, direction)]
+        pattern: list[int] = []
+        for layer in self.layers:
+            activation = layer.activation
+            out = []
+            for row, bias in zip(layer.weight, layer.bias):
+                v = sum((w * a for w, (a, _) in zip(row, values) if w), zero) + bias
+                s = sum((w * b for w, (_, b) in zip(row, values) if w), zero)
+                k = sum(1 for xi in activation.breakpoints if (v, s) > (xi, zero))
+                slope, intercept = activation.piece_map(k)
+                out.append((slope * v + intercept, slope * s))
+                if not activation.is_linear:
+                    pattern.append(k)
+            values = out
+        return tuple(pattern)
+
     def forward_with_pattern(self, x: Any, pattern: Sequence[int]) -> Vector:
         """The output at ``x`` with every neuron held on the piece ``pattern`` gives it.
 

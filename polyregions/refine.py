@@ -147,25 +147,6 @@ def _facets(region: Region, first: int, backend: str):
         yield i, tuple(x + step * (o - x) for x, o in zip(inside, outside))
 
 
-def _pattern_across(net: "Network", point: Vector, direction: Vector) -> tuple[int, ...]:
-    """The pattern at ``point + eps * direction`` for all small eps > 0, by a lexicographic forward pass."""
-    value = [(x, d) for x, d in zip(point, direction)]
-    pattern = []
-    for layer in net.layers:
-        pre = [(dot(row, [v for v, _ in value]) + bj, dot(row, [d for _, d in value])) for row, bj in
-               zip(layer.weight, layer.bias)]
-        activation = layer.activation
-        out = []
-        for v, d in pre:
-            k = sum(1 for xi in activation.breakpoints if (v, d) > (xi, _ZERO))
-            slope, intercept = activation.piece_map(k)
-            out.append((slope * v + intercept, slope * d))
-            if not activation.is_linear:
-                pattern.append(k)
-        value = out
-    return tuple(pattern)
-
-
 def _adjacency(regions: list[Region], net: "Network", domain_rows: int, backend: str
                ) -> set[tuple[tuple, tuple]]:
     """Pairs of patterns of regions whose closures share a facet (the first ``domain_rows`` rows of every
@@ -191,11 +172,11 @@ def _adjacency(regions: list[Region], net: "Network", domain_rows: int, backend:
     for region, i, point, key, side in facets:
         outward = region.A[i]
         proved = False
-        guesses = (by_pattern.get(guess(net, point, outward))
-                   for guess in (float_net.pattern_beyond, _pattern_across))
-        for guess in guesses:
-            if guess is not None and guess is not region and _touches(guess, keys[id(guess)], point, key, side):
-                edges.add(tuple(sorted((region.pattern, guess.pattern))))
+        # A cheap float guess first, then the exact lexicographic one; either must still be proved.
+        for guess in (lambda: float_net.pattern_beyond(point, outward), lambda: net.pattern_toward(point, outward)):
+            other = by_pattern.get(guess())
+            if other is not None and other is not region and _touches(other, keys[id(other)], point, key, side):
+                edges.add(tuple(sorted((region.pattern, other.pattern))))
                 proved = True
                 break
         if proved:
@@ -232,7 +213,7 @@ class _FloatPatterns:
                         np.array([float(v) for v in layer.activation.breakpoints]),
                         layer.activation) for layer in net.layers]
 
-    def pattern_beyond(self, _net, point: Vector, direction: Vector) -> tuple[int, ...]:
+    def pattern_beyond(self, point: Vector, direction: Vector) -> tuple[int, ...]:
         np = self.np
         x = np.array([float(v) for v in point])
         d = np.array([float(v) for v in direction])
