@@ -1,0 +1,58 @@
+"""Boundary geometry: distances of many points in 784-D, regions along lines, exact boundary volumes in 2-D."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from polyregions.initializers import he_normal
+
+
+@functools.lru_cache(maxsize=None)
+def _mnist_sized():
+    return he_normal([784, 64, 64, 64], seed=0)
+
+
+@functools.lru_cache(maxsize=None)
+def _points(count: int, seed: int = 0):
+    # Standard normal inputs (Hanin & Rolnick draw from a normal matching the data's mean and variance).
+    return np.random.default_rng(seed).normal(size=(count, 784))
+
+
+def _distances(kind: str):
+    def run() -> str:
+        from polyregions.distances import boundary_distances
+
+        net = _mnist_sized()
+        d = boundary_distances(net, _points(10000), kind=kind)
+        return (f"mean x N = {d.values.mean() * net.num_neurons:.3f}, exact fallbacks {len(d.exact_points)}, "
+                f"max rel. width {d.relative_error():.1e}")
+    return run
+
+
+def _lines():
+    from polyregions.trajectories import regions_along_lines
+
+    net = _mnist_sized()
+    counts = regions_along_lines(net, _points(100, seed=1))
+    return f"regions / N = {np.mean(counts) / net.num_neurons:.3f}"
+
+
+def _volumes():
+    from polyregions.boundary_volumes import boundary_volumes
+    from polyregions.domain import box
+    from polyregions.enumeration import enumerate_regions
+
+    net = he_normal([2, 64, 64, 64], seed=0)
+    v = boundary_volumes(enumerate_regions(net, box([-1, -1], [1, 1])))
+    return f"length {v.values[0]:.4f}, {int(v.values[1])} vertices"
+
+
+def cases():
+    return [
+        ("distances to activation boundaries, 10k points, [784,64,64,64]", _distances("activation")),
+        ("distances to B_N, 10k points, [784,64,64,64]", _distances("linear")),
+        ("regions along 100 lines through 0, [784,64,64,64]", _lines),
+        ("exact B_N volumes, [2,64,64,64] in [-1,1]^2", _volumes),
+    ]
