@@ -56,11 +56,10 @@ def float_output_maps(net: "Network", patterns: Sequence[Sequence[int]]) -> tupl
             pieces = patterns[:, position:position + width]
             position += width
         D, e = slopes[pieces], intercepts[pieces]
-        absolute = np.abs(D)[:, :, None] * np.abs(W)[None]
         # Rows of the homogeneous state: the layer's values, then the constant 1 (kept exactly).
-        values = D[:, :, None] * np.einsum("ij,rjk->rik", W, H)
+        values = D[:, :, None] * (W @ H)
         values[:, :, k] += e
-        bound = np.einsum("rij,rjk->rik", absolute, E + _gamma(n + 3) * np.abs(H))
+        bound = np.abs(D)[:, :, None] * (np.abs(W) @ (E + _gamma(n + 3) * np.abs(H)))
         bound[:, :, k] += _U * np.abs(e)
         bound *= 1 + 4 * (n + 3) * _U
         H = np.concatenate([values, np.broadcast_to(np.eye(1, k + 1, k), (R, 1, k + 1))], axis=1)

@@ -326,7 +326,13 @@ def _float_solve(c: Vector, A: Matrix, b: Vector, n: int, backend: str):
     return status, x, y
 
 
-def _certified_float(c: Vector, A: Matrix, b: Vector, n: int, backend: str) -> LPResult | None:
+def _certified_float(c: Vector, A: Matrix, b: Vector, n: int, backend: str, *, auxiliary: bool = False
+                     ) -> LPResult | None:
+    """A float solve turned into a certified answer, or None for the exact simplex to decide.
+
+    ``auxiliary`` marks the helper programs built here (always feasible and bounded): a float answer that
+    says otherwise is wrong, and is not chased further.
+    """
     if not len(A):
         if all(v == 0 for v in c):
             return LPResult("optimal", value=_ZERO, point=tuple([_ZERO] * n), multipliers=())
@@ -337,15 +343,17 @@ def _certified_float(c: Vector, A: Matrix, b: Vector, n: int, backend: str) -> L
     status, x, y = answer
     if status == "optimal":
         return _certify_optimum(c, A, b, n, x, y)
+    if auxiliary:
+        return None
     if status == "infeasible":
         # A Farkas certificate comes from the slack program max s, A x + s <= b, s <= 1.
         aug = _certified_float(tuple([_ZERO] * n) + (_ONE,), tuple(r + (_ONE,) for r in A) +
-                               (tuple([_ZERO] * n) + (_ONE,),), b + (_ONE,), n + 1, backend)
+                               (tuple([_ZERO] * n) + (_ONE,),), b + (_ONE,), n + 1, backend, auxiliary=True)
         if aug is None or aug.status != "optimal" or aug.value >= 0:
             return None
         return LPResult("infeasible", multipliers=aug.multipliers[:-1])
     # Unbounded: a certified ray from max c.d, A d <= 0, c.d <= 1, plus a certified feasible point.
-    ray_lp = _certified_float(c, A + (c,), tuple([_ZERO] * len(A)) + (_ONE,), n, backend)
+    ray_lp = _certified_float(c, A + (c,), tuple([_ZERO] * len(A)) + (_ONE,), n, backend, auxiliary=True)
     if ray_lp is None or ray_lp.status != "optimal" or ray_lp.value != 1:
         return None
     point = feasible_point(A, b, dim=n, backend=backend)

@@ -144,3 +144,15 @@ def test_threads_each_get_their_own_solver():
         values = list(pool.map(lambda k: maximize([k, 1], A, b).value, range(40)))
     # The triangle's vertices are (1, 1), (1, -1) and (-1, 1).
     assert values == [max(k + 1, k - 1, 1 - k) for k in range(40)]
+
+
+def test_regression_wrong_float_status_on_a_helper_program_does_not_recurse(monkeypatch):
+    # HiGHS once called an always-feasible slack program infeasible, and the certifier chased it forever.
+    import polyregions.lp as lp
+
+    monkeypatch.setattr(lp, "_float_solve", lambda *args: ("infeasible", None, None))
+    assert strict_point([[1, 0], [-1, 0], [0, 1], [0, -1]], [1, 1, 1, 1]) is not None
+    assert feasible_point([[1], [-1]], [0, -1]) is None
+    assert maximize([1], [[1]], [3]).value == 3
+    monkeypatch.setattr(lp, "_float_solve", lambda *args: ("unbounded", None, None))
+    assert maximize([1, 1], [[1, 0], [0, 1]], [2, 5]).value == 7
