@@ -257,25 +257,6 @@ def _touching_point_in_boundary(net: "Network", x: Vector, p: Vector, neuron: in
     return net.forward_with_pattern(x, pattern) != net.forward_with_pattern(x, tuple(other))
 
 
-def _pattern_near(net: "Network", point: Vector, direction: Vector) -> tuple[int, ...]:
-    """The pattern at ``point + eps * direction`` for every small ``eps > 0`` (exact lexicographic pass)."""
-    values = [(a, b) for a, b in zip(point, direction)]
-    pattern = []
-    for layer in net.layers:
-        act = layer.activation
-        out = []
-        for row, bias in zip(layer.weight, layer.bias):
-            v = sum((w * a for w, (a, _) in zip(row, values) if w), _ZERO) + bias
-            s = sum((w * b for w, (_, b) in zip(row, values) if w), _ZERO)
-            k = sum(1 for xi in act.breakpoints if (v, s) > (xi, _ZERO))
-            q, c = act.piece_map(k)
-            out.append((q * v + c, q * s))
-            if not act.is_linear:
-                pattern.append(k)
-        values = out
-    return tuple(pattern)
-
-
 def _region_rows(net: "Network", pattern) -> list[tuple[Vector, Fraction]]:
     """The rows ``a . y <= beta`` of the closed activation region of ``pattern`` (zero-gradient neurons skipped)."""
     from .neuron_maps import PatternMaps
@@ -321,7 +302,7 @@ def _search(net: "Network", x: Vector, start) -> ExactDistance:
         rng = random.Random(0)
         while True:
             r = tuple(Fraction(rng.randint(-10 ** 6, 10 ** 6), 10 ** 6) for _ in range(n))
-            start = _pattern_near(net, x, r)
+            start = net.pattern_toward(x, r)
             rows = _region_rows(net, start)
             if strict_point([a for a, _ in rows], [c for _, c in rows], dim=n) is not None:
                 break
@@ -361,7 +342,7 @@ def _search(net: "Network", x: Vector, start) -> ExactDistance:
             facet = project(x, A, b, E=[a], e=[beta])
             if best is not None and facet.squared_distance >= best:
                 continue
-            across = _pattern_near(net, q, a)
+            across = net.pattern_toward(q, a)
             if across == pattern:
                 continue  # a neuron constant at its breakpoint on both sides
             off = tuple(qi + ai for qi, ai in zip(q, a))
