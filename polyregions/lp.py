@@ -214,7 +214,10 @@ def _row_weights(A: Matrix) -> Vector:
     """Positive weights close to the rows' Euclidean norms: exact rationals of float norms."""
     weights = []
     for row in A:
-        norm = float(np.sqrt(sum(float(v) ** 2 for v in row)))
+        try:
+            norm = float(np.sqrt(sum(float(v) ** 2 for v in row)))
+        except OverflowError:  # entries beyond the double range: any positive weight will do
+            norm = 1.0
         weights.append(Fraction(norm) if norm > 0 and np.isfinite(norm) else _ONE)
     return tuple(weights)
 

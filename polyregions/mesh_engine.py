@@ -30,7 +30,7 @@ from flint import fmpz
 from .errors import InvalidInputError, PolyregionsError
 from .float_filter import activate, certified_signs, doubles, float_layer, forward_layer, interpolate
 from .progress import progress_bar
-from .region_complex import Region, RegionComplex, sorted_complex
+from .region_complex import Region, RegionComplex, complex_from_arrays
 
 if TYPE_CHECKING:
     from .domain import Domain
@@ -80,8 +80,8 @@ def refine_mesh(network: "Network", domain: "Domain", *, progress: bool = False)
         raise InvalidInputError(f"refine_mesh: expected a bounded domain, got an unbounded {domain.kind}")
     net = network.restrict(domain.origin, domain.directions)
     with _collector_paused():
-        regions, adjacency = mesh_regions(net, domain.region.A, domain.region.b, progress=progress)
-        return sorted_complex(network, domain, regions, adjacency, exact=True, engine="mesh")
+        regions, patterns, pairs = _run(net, domain.region.A, domain.region.b, progress=progress)
+        return complex_from_arrays(network, domain, regions, patterns, pairs, exact=True, engine="mesh")
 
 
 @contextlib.contextmanager
@@ -120,13 +120,18 @@ def mesh_regions(net: "Network", A: Sequence[Sequence[Fraction]], b: Sequence[Fr
     >>> len(pairs)
     2
     """
-    k = net.input_dim
+    with _collector_paused():
+        regions, _, pairs = _run(net, A, b, progress=progress)
+        return regions, {(regions[i].pattern, regions[j].pattern) for i, j in pairs.tolist()}
+
+
+def _run(net: "Network", A, b, *, progress: bool) -> tuple[list[Region], np.ndarray, np.ndarray]:
+    """Regions, their pattern matrix and index pairs of adjacent regions."""
     A = tuple(tuple(Fraction(v) for v in row) for row in A)
     b = tuple(Fraction(v) for v in b)
-    engine = (_Mesh1D if k == 1 else _Mesh2D)(net, A, b)
-    with _collector_paused(), _one_blas_thread():
-        regions, _, pairs = engine.run(progress=progress)
-        return regions, {(regions[i].pattern, regions[j].pattern) for i, j in pairs.tolist()}
+    engine = (_Mesh1D if net.input_dim == 1 else _Mesh2D)(net, A, b)
+    with _one_blas_thread():
+        return engine.run(progress=progress)
 
 
 # --- small helpers ------------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import networkx as nx
+import numpy as np
 
 from .linalg import Matrix, Vector, dot
 
@@ -146,15 +147,37 @@ class RegionComplex:
 def sorted_complex(network, domain, regions: list[Region], adjacency_by_pattern: set[tuple[tuple, tuple]],
                    *, exact: bool, engine: str) -> RegionComplex:
     """Build a complex with regions sorted by pattern from adjacency given as pairs of patterns."""
-    ordered = sorted(regions, key=lambda r: r.pattern)
-    position = {r.pattern: i for i, r in enumerate(ordered)}
-    edges = set()
-    for p, q in adjacency_by_pattern:
-        i, j = sorted((position[p], position[q]))
-        neurons = frozenset(k for k, (u, v) in enumerate(zip(p, q)) if u != v)
-        edges.add((i, j, neurons))
-    return RegionComplex(network, domain, tuple(ordered), tuple(sorted(edges, key=lambda e: (e[0], e[1]))),
+    position = {r.pattern: i for i, r in enumerate(regions)}
+    width = len(regions[0].pattern) if regions else 0
+    patterns = np.array([r.pattern for r in regions], dtype=np.int64).reshape(len(regions), width)
+    pairs = np.array([(position[p], position[q]) for p, q in adjacency_by_pattern], dtype=np.int64).reshape(-1, 2)
+    return complex_from_arrays(network, domain, regions, patterns, pairs, exact=exact, engine=engine)
+
+
+def complex_from_arrays(network, domain, regions: list[Region], patterns: np.ndarray, pairs: np.ndarray,
+                        *, exact: bool, engine: str) -> RegionComplex:
+    """Build a complex with regions sorted by pattern from a pattern matrix (one row per region) and index pairs
+    of adjacent regions, vectorised for complexes of many thousands of regions."""
+    count, width = patterns.shape
+    if width and 0 <= patterns.min() and patterns.max() < 255:
+        # Rows as byte strings sort like the tuples; +1 keeps numpy from dropping trailing zero bytes.
+        keys = np.ascontiguousarray((patterns + 1).astype(np.uint8)).view(f"S{width}").ravel()
+        order = np.argsort(keys, kind="stable")
+    else:
+        order = np.lexsort(patterns.T[::-1]) if width else np.arange(count)
+    rank = np.empty(count, dtype=np.int64)
+    rank[order] = np.arange(count)
+    adjacency: tuple = ()
+    if len(pairs):
+        edges = np.unique(np.sort(rank[np.asarray(pairs)], axis=1), axis=0)
+        ordered = patterns[order]
+        rows, columns = np.nonzero(ordered[edges[:, 0]] != ordered[edges[:, 1]])
+        bounds = np.searchsorted(rows, np.arange(len(edges) + 1)).tolist()
+        columns = columns.tolist()
+        adjacency = tuple((i, j, frozenset(columns[bounds[e]:bounds[e + 1]]))
+                          for e, (i, j) in enumerate(edges.tolist()))
+    return RegionComplex(network, domain, tuple(regions[i] for i in order.tolist()), adjacency,
                          exact=exact, engine=engine)
 
 
-__all__.append("sorted_complex")
+__all__ += ["sorted_complex", "complex_from_arrays"]

@@ -156,3 +156,9 @@ def test_regression_wrong_float_status_on_a_helper_program_does_not_recurse(monk
     assert maximize([1], [[1]], [3]).value == 3
     monkeypatch.setattr(lp, "_float_solve", lambda *args: ("unbounded", None, None))
     assert maximize([1, 1], [[1, 0], [0, 1]], [2, 5]).value == 7
+
+
+def test_regression_coefficients_beyond_the_double_range():
+    huge = Fraction(10) ** 400
+    assert strict_point([[huge, 0], [-huge, 0], [0, 1], [0, -1]], [huge, huge, 1, 1]) is not None
+    assert strict_point([[huge], [-huge]], [-huge, -huge]) is None
