@@ -290,9 +290,9 @@ def network_from_torch(module: Any, *, input_dim: int | None = None, what: str |
 
     Examples
     --------
-    >>> import torch  # doctest: +SKIP
-    >>> lin = torch.nn.Linear(1, 1); lin.weight.data[:] = 0.5; lin.bias.data[:] = 1  # doctest: +SKIP
-    >>> network_from_torch(torch.nn.Sequential(lin, torch.nn.ReLU()))([2])  # doctest: +SKIP
+    >>> import torch
+    >>> lin = torch.nn.Linear(1, 1); lin.weight.data[:] = 0.5; lin.bias.data[:] = 1
+    >>> network_from_torch(torch.nn.Sequential(lin, torch.nn.ReLU()))([2])
     (Fraction(2, 1),)
     """
     import torch
