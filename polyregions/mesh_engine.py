@@ -528,6 +528,20 @@ class _Mesh:
                 self.ancestors.append(self.anc[:self.nf].copy())
         return self._output()
 
+    def _store_vertices(self, q: int, h: int, unit: int, fa, bp: int, new_ids: np.ndarray, Zn: np.ndarray,
+                        En: np.ndarray, vertex_faces: np.ndarray) -> None:
+        """Append vertices created on hyperplane ``h`` (breakpoint ``bp`` of ``unit``) with their float values,
+        error bounds and proven sides; sides the bounds leave open are decided exactly in ``vertex_faces``."""
+        Zn[:, unit] = fa.breakpoints[bp]
+        En[:, unit] = fa.breakpoint_errors[bp]
+        Sn = self._new_vertex_sides(q, h, Zn, En)
+        end = self.nv + len(new_ids)
+        self.Z, self.E, self.S = _grow(self.Z, end), _grow(self.E, end), _grow(self.S, end)
+        self.Z[new_ids], self.E[new_ids], self.S[new_ids] = Zn, En, Sn
+        self.nv = end
+        unsure = np.flatnonzero((Sn == _UNPROVEN).any(axis=1))
+        self._resolve(q, new_ids[unsure], vertex_faces[unsure])
+
     def _new_vertex_sides(self, q: int, h: int, Zn: np.ndarray, En: np.ndarray) -> np.ndarray:
         """Sides of new vertices created on hyperplane ``h``: proven for the later units, exact on ``h``'s own
         unit, ``_ON`` (never read) for the earlier ones."""
@@ -669,16 +683,7 @@ class _Mesh2D(_Mesh):
             self.xy = _grow(self.xy, self.nv + nnew)
             with np.errstate(all="ignore"):  # infinite or NaN candidates are simply rejected later
                 self.xy[new_ids] = self.xy[ru] + lam[:, None] * (self.xy[rw] - self.xy[ru])
-            Zn[:, unit] = fa.breakpoints[bp]
-            En[:, unit] = fa.breakpoint_errors[bp]
-            Sn = self._new_vertex_sides(q, h, Zn, En)
-            self.Z = _grow(self.Z, self.nv + nnew)
-            self.E = _grow(self.E, self.nv + nnew)
-            self.S = _grow(self.S, self.nv + nnew)
-            self.Z[new_ids], self.E[new_ids], self.S[new_ids] = Zn, En, Sn
-            self.nv += nnew
-            unsure = np.flatnonzero((Sn == _UNPROVEN).any(axis=1))
-            self._resolve(q, new_ids[unsure], faces[owner[rep[unsure]]])
+            self._store_vertices(q, h, unit, fa, bp, new_ids, Zn, En, faces[owner[rep]])
         # Cycles with the new vertices inserted after their crossing corners.
         count = 1 + cross
         apos = np.cumsum(count) - count
@@ -995,16 +1000,7 @@ class _Mesh1D(_Mesh):
         self.vline[new_ids] = chord
         Zn, En, _ = interpolate(self.Z[lo], self.E[lo], self.Z[hi], self.E[hi], unit, fa.breakpoints[bp],
                                 fa.breakpoint_errors[bp])
-        Zn[:, unit] = fa.breakpoints[bp]
-        En[:, unit] = fa.breakpoint_errors[bp]
-        Sn = self._new_vertex_sides(q, h, Zn, En)
-        self.Z = _grow(self.Z, self.nv + nf)
-        self.E = _grow(self.E, self.nv + nf)
-        self.S = _grow(self.S, self.nv + nf)
-        self.Z[new_ids], self.E[new_ids], self.S[new_ids] = Zn, En, Sn
-        self.nv += nf
-        unsure = np.flatnonzero((Sn == _UNPROVEN).any(axis=1))
-        self._resolve(q, new_ids[unsure], faces[unsure])
+        self._store_vertices(q, h, unit, fa, bp, new_ids, Zn, En, faces)
         new_faces = self.nf + np.arange(nf, dtype=np.int64)
         for name in ("left", "right", "anc", "code"):
             setattr(self, name, _grow(getattr(self, name), self.nf + nf))
