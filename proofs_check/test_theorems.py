@@ -253,3 +253,11 @@ def test_a_wrong_right_hand_side_fails_the_volume_check(monkeypatch):
     monkeypatch.setattr(module, "_library_integrand", lambda: None)
     result = module.run("quick")
     assert not result.passed and "standard errors apart" in result.failures[0]
+
+
+def test_a_band_that_excludes_the_measurements_fails_the_distance_check(monkeypatch):
+    module = load_check("corollary5_distances")
+    monkeypatch.setattr(module, "_PLAN", {"quick": {"archs": ([16],), "seeds": (0,), "points": 50}})
+    monkeypatch.setattr(module, "BAND", (Fraction(5), Fraction(6)))
+    result = module.run("quick")
+    assert not result.passed and "not inside [5.0, 6.0]" in result.failures[0]

@@ -1,7 +1,7 @@
 """Exact region counts of a network on a whole line (a network with one input), certified.
 
 The regions of ``t -> N(t)`` on all of ``R`` are counted in a segment ``[-R, R]`` with the exact mesh engine, and
-the segment is doubled until both end regions are proven to extend to infinity: with the end region's pattern
+the segment is widened until both end regions are proven to extend to infinity: with the end region's pattern
 fixed, every neuron's pre-activation is an exact affine function ``a t + c``, and the region is unbounded on the
 right exactly when no neuron heads towards a breakpoint of its piece (``a > 0`` with a breakpoint above, or
 ``a < 0`` with one below). Then no region lies outside ``[-R, R]`` and the two counts agree.
@@ -12,6 +12,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Sequence
 
+from flint import fmpq, fmpq_mat
+
 if TYPE_CHECKING:
     from polyregions.network import Network
 
@@ -20,35 +22,57 @@ __all__ = ["preactivation_lines", "end_is_unbounded", "regions_on_line", "line_n
 _ZERO = Fraction(0)
 
 
-def preactivation_lines(net: "Network", pattern: Sequence[int]) -> list[tuple[Fraction, Fraction, int, int]]:
+def _fq(value: Fraction) -> fmpq:
+    return fmpq(value.numerator, value.denominator)
+
+
+def _flint_layers(net: "Network") -> list:
+    """Every layer as ``(W, bias, activation)`` with FLINT rationals (built once per network and count)."""
+    layers = []
+    for layer in net.layers:
+        W = fmpq_mat(layer.width, layer.fan_in, [_fq(v) for row in layer.weight for v in row])
+        layers.append((W, [_fq(v) for v in layer.bias], layer.activation))
+    return layers
+
+
+def preactivation_lines(net: "Network", pattern: Sequence[int], *, _layers=None
+                        ) -> list[tuple[Fraction, Fraction, int, int]]:
     """For a network on ``R`` and an activation pattern: ``(a, c, piece, T)`` of every neuron, in pattern order.
 
     ``a t + c`` is the neuron's exact pre-activation wherever the pattern holds (and on the closure of that set),
     ``piece`` its piece in the pattern and ``T`` the number of breakpoints of its activation.
+
+    Examples
+    --------
+    >>> from polyregions.network import Network
+    >>> net = Network.from_layers(1, [([[2], [-1]], [1, 0], "relu"), ([[1, 1]], [0], "relu")])
+    >>> [(str(a), str(c)) for a, c, _, _ in preactivation_lines(net, (1, 0, 1))]
+    [('2', '1'), ('-1', '0'), ('2', '1')]
     """
     if net.input_dim != 1:
         raise ValueError(f"expected a network on R (input_dim 1), got input_dim {net.input_dim}")
-    slopes, offsets = [Fraction(1)], [_ZERO]
+    layers = _layers if _layers is not None else _flint_layers(net)
+    h = fmpq_mat(1, 2, [1, 0])  # the input t as (slope, offset)
     result, position = [], 0
-    for layer in net.layers:
-        za = [sum((w * s for w, s in zip(row, slopes)), _ZERO) for row in layer.weight]
-        zc = [sum((w * o for w, o in zip(row, offsets)), bias) for row, bias in zip(layer.weight, layer.bias)]
-        act = layer.activation
+    for W, bias, act in layers:
+        z = W * h
+        rows = [(z[i, 0], z[i, 1] + b) for i, b in enumerate(bias)]
         if act.is_linear:
-            slopes, offsets = za, zc
+            h = fmpq_mat(len(rows), 2, [v for row in rows for v in row])
             continue
-        pieces = pattern[position:position + layer.width]
-        position += layer.width
-        slopes, offsets = [], []
-        for a, c, k in zip(za, zc, pieces):
-            result.append((a, c, k, len(act.breakpoints)))
-            s, q = act.piece_map(k)
-            slopes.append(s * a)
-            offsets.append(s * c + q)
+        pieces = pattern[position:position + len(rows)]
+        position += len(rows)
+        T = len(act.breakpoints)
+        out = []
+        for (a, c), k in zip(rows, pieces):
+            result.append((Fraction(int(a.p), int(a.q)), Fraction(int(c.p), int(c.q)), k, T))
+            slope, intercept = (_fq(v) for v in act.piece_map(k))
+            out += [slope * a, slope * c + intercept]
+        h = fmpq_mat(len(rows), 2, out)
     return result
 
 
-def end_is_unbounded(net: "Network", pattern: Sequence[int], direction: int) -> bool:
+def end_is_unbounded(net: "Network", pattern: Sequence[int], direction: int, *, _layers=None) -> bool:
     """Whether the region with ``pattern`` extends to ``+inf`` (``direction = 1``) or ``-inf`` (``-1``).
 
     Examples
@@ -58,16 +82,18 @@ def end_is_unbounded(net: "Network", pattern: Sequence[int], direction: int) -> 
     >>> end_is_unbounded(net, (1,), 1), end_is_unbounded(net, (1,), -1)
     (True, False)
     """
-    for a, _, piece, T in preactivation_lines(net, pattern):
+    for a, _, piece, T in preactivation_lines(net, pattern, _layers=_layers):
         heading = a * direction
         if (heading > 0 and piece < T) or (heading < 0 and piece > 0):
             return False
     return True
 
 
-def regions_on_line(net: "Network", *, radius: Fraction = Fraction(1), max_doublings: int = 400
+def regions_on_line(net: "Network", *, radius: Fraction = Fraction(1), growth: int = 16, max_steps: int = 200
                     ) -> tuple[int, Fraction]:
     """The exact number of activation regions of a network on ``R``, and a radius ``R`` that holds them all.
+
+    The segment ``[-R, R]`` grows by ``growth`` until both end regions are proven unbounded.
 
     Examples
     --------
@@ -78,13 +104,15 @@ def regions_on_line(net: "Network", *, radius: Fraction = Fraction(1), max_doubl
     from polyregions.domain import box
     from polyregions.enumeration import enumerate_regions
 
+    layers = _flint_layers(net)
     R = Fraction(radius)
-    for _ in range(max_doublings):
+    for _ in range(max_steps):
         complex_ = enumerate_regions(net, box([-R], [R]))
         ordered = sorted(complex_.regions, key=lambda r: r.interior_point[0])
-        if end_is_unbounded(net, ordered[-1].pattern, 1) and end_is_unbounded(net, ordered[0].pattern, -1):
+        if end_is_unbounded(net, ordered[-1].pattern, 1, _layers=layers) \
+                and end_is_unbounded(net, ordered[0].pattern, -1, _layers=layers):
             return len(ordered), R
-        R *= 2
+        R *= growth
     raise RuntimeError(f"no radius up to {R} holds every region of the line")
 
 
