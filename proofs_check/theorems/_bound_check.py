@@ -46,6 +46,13 @@ def check_bound(result: CheckResult, specs: Iterable[NetSpec], bound_of: Callabl
         result.numbers.update(networks=len(result.rows), random_networks=random, broken=broken,
                               max_ratio=top["ratio"], tightest_case=top["case"],
                               regions_total=sum(r["regions"] for r in result.rows))
+        deep = tightest([r for r in result.rows if len(r["widths"]) > 1], limit=1)
+        if deep:
+            # One hidden layer in general position reaches every bound; deeper networks show how tight it is.
+            d = deep[0]
+            result.summary.append(f"tightest with two or more hidden layers: {d['case']}: {d['regions']} / "
+                                  f"{d['bound']} = {d['ratio']:.4f}")
+            result.numbers.update(max_ratio_deep=d["ratio"], tightest_deep_case=d["case"])
     return result
 
 

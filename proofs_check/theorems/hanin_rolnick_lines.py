@@ -78,14 +78,14 @@ def run(size: str = "quick", *, workers: int = 1) -> CheckResult:
                                         output_dim=10 if n0 > 1 else 1)
                         N = net.num_neurons
                         rng = np.random.default_rng((seed, n0, 5))
-                        for _ in range(lines if n0 > 1 else 1):
+                        for line_index in range(lines if n0 > 1 else 1):
                             if n0 == 1:
                                 line = net
                             else:
                                 point = rng.normal(MNIST_MEAN, MNIST_STD, size=n0).tolist()
                                 line = net.restrict([0] * n0, [[Fraction(v) for v in point]])
                             regions = regions_on_line(line)[0]
-                            if library is not None and len(counts) == 0:
+                            if library is not None and line_index == 0:
                                 # A second exact method: polyregions.trajectories finds the ends directly.
                                 other = library(net, point if n0 > 1 else [1]).regions
                                 cross_checked += 1
