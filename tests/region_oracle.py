@@ -1,7 +1,9 @@
-"""A brute-force oracle for activation regions: every candidate pattern decided by its own exact LP."""
+"""Test helpers: a brute-force oracle for activation regions (every candidate pattern decided by its own exact
+LP) and exact 2-D polygon ordering."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 from fractions import Fraction
 
@@ -46,3 +48,19 @@ def brute_force_patterns(net, A, b) -> set[tuple[int, ...]]:
         if feasible and strict_point(rows, rhs, dim=k) is not None:
             found.add(pattern)
     return found
+
+
+def counter_clockwise(points):
+    """Exact 2-D points of a convex polygon sorted by angle around their centroid (counter-clockwise)."""
+    points = list(points)
+    cx = sum(p[0] for p in points) / len(points)
+    cy = sum(p[1] for p in points) / len(points)
+
+    def compare(p, q):
+        hp = 0 if (p[1] > cy or (p[1] == cy and p[0] > cx)) else 1
+        hq = 0 if (q[1] > cy or (q[1] == cy and q[0] > cx)) else 1
+        if hp != hq:
+            return hp - hq
+        cross = (p[0] - cx) * (q[1] - cy) - (p[1] - cy) * (q[0] - cx)
+        return -1 if cross > 0 else 1 if cross < 0 else 0
+    return sorted(points, key=functools.cmp_to_key(compare))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from fractions import Fraction as F
 
 import pytest
@@ -17,6 +16,8 @@ from polyregions.errors import InvalidInputError
 from polyregions.initializers import he_normal
 from polyregions.network import Layer, Network
 from polyregions.surds import SurdSum
+
+from region_oracle import counter_clockwise
 
 SQUARE = box([-1, -1], [1, 1])
 
@@ -130,22 +131,8 @@ def test_one_dimensional_domains_count_points():
 
 # --- identities on generic networks --------------------------------------------------------------------------------
 
-def _angle_order(points):
-    cx = sum(p[0] for p in points) / len(points)
-    cy = sum(p[1] for p in points) / len(points)
-
-    def compare(p, q):
-        hp = 0 if (p[1] > cy or (p[1] == cy and p[0] > cx)) else 1
-        hq = 0 if (q[1] > cy or (q[1] == cy and q[0] > cx)) else 1
-        if hp != hq:
-            return hp - hq
-        cross = (p[0] - cx) * (q[1] - cy) - (p[1] - cy) * (q[0] - cx)
-        return -1 if cross > 0 else 1 if cross < 0 else 0
-    return sorted(points, key=functools.cmp_to_key(compare))
-
-
 def _polygon_edges(region):
-    corners = _angle_order(list(region.polytope.vertices()))
+    corners = counter_clockwise(list(region.polytope.vertices()))
     return [(corners[i], corners[(i + 1) % len(corners)]) for i in range(len(corners))]
 
 

@@ -1,6 +1,5 @@
 """The vectorised mesh engine: known counts, a brute-force oracle, exact geometric invariants, the LP engine."""
 
-import functools
 import math
 import random
 from fractions import Fraction
@@ -19,7 +18,7 @@ from polyregions.network import Network
 from polyregions.mesh_engine import refine_mesh
 from polyregions.refine import refine
 
-from region_oracle import brute_force_patterns
+from region_oracle import brute_force_patterns, counter_clockwise
 
 # --- exact polygon helpers, independent of the engine --------------------------------------------------------
 
@@ -35,18 +34,7 @@ def _vertices(A, b):
                 y = (A[i][0] * b[j] - A[j][0] * b[i]) / det
                 if all(r[0] * x + r[1] * y <= c for r, c in zip(A, b)):
                     points.add((x, y))
-    points = list(points)
-    cx = sum(p[0] for p in points) / len(points)
-    cy = sum(p[1] for p in points) / len(points)
-
-    def compare(p, q):
-        hp = 0 if (p[1] > cy or (p[1] == cy and p[0] > cx)) else 1
-        hq = 0 if (q[1] > cy or (q[1] == cy and q[0] > cx)) else 1
-        if hp != hq:
-            return hp - hq
-        cross = (p[0] - cx) * (q[1] - cy) - (p[1] - cy) * (q[0] - cx)
-        return -1 if cross > 0 else (1 if cross < 0 else 0)
-    return sorted(points, key=functools.cmp_to_key(compare))
+    return counter_clockwise(points)
 
 
 def _area(A, b):
