@@ -528,6 +528,13 @@ class _Mesh:
                 self.ancestors.append(self.anc[:self.nf].copy())
         return self._output()
 
+    def _crossed(self, q: int, h: int):
+        """Faces that hyperplane ``h`` of layer ``q`` crosses (vertices proven on both sides), with the float
+        activation, the unit and the breakpoint index the hyperplane stands for."""
+        fa = self.flayers[q].activation
+        unit, bp = divmod(h, fa.breakpoints.size)
+        return np.flatnonzero(self.code[:self.nf, h] == _ABOVE | _BELOW), fa, unit, bp
+
     def _store_vertices(self, q: int, h: int, unit: int, fa, bp: int, new_ids: np.ndarray, Zn: np.ndarray,
                         En: np.ndarray, vertex_faces: np.ndarray) -> None:
         """Append vertices created on hyperplane ``h`` (breakpoint ``bp`` of ``unit``) with their float values,
@@ -643,12 +650,9 @@ class _Mesh2D(_Mesh):
         self.code = _grow(code, 2 * self.nf)
 
     def _split(self, q: int, h: int) -> None:
-        faces = np.flatnonzero(self.code[:self.nf, h] == _ABOVE | _BELOW)
+        faces, fa, unit, bp = self._crossed(q, h)
         if faces.size == 0:
             return
-        fa = self.flayers[q].activation
-        T = fa.breakpoints.size
-        unit, bp = divmod(h, T)
         nf = faces.size
         lens = self.flen[faces]
         offs = np.cumsum(lens) - lens
@@ -986,12 +990,9 @@ class _Mesh1D(_Mesh):
         self.code = _grow(code, 2 * nf)
 
     def _split(self, q: int, h: int) -> None:
-        faces = np.flatnonzero(self.code[:self.nf, h] == _ABOVE | _BELOW)
+        faces, fa, unit, bp = self._crossed(q, h)
         if faces.size == 0:
             return
-        fa = self.flayers[q].activation
-        T = fa.breakpoints.size
-        unit, bp = divmod(h, T)
         nf = faces.size
         lo, hi = self.left[faces], self.right[faces]
         chord = self._add_lines(q, unit, bp, self.anc[faces])
