@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import math
 import random
 from fractions import Fraction
@@ -31,17 +30,6 @@ def _sphere_points(dim: int, m: int, rng: random.Random) -> list:
     return points
 
 
-def _permutahedron(n: int) -> Polytope:
-    A, b = [], []
-    for k in range(1, n):
-        for S in itertools.combinations(range(n), k):
-            A.append([-1 if i in S else 0 for i in range(n)])
-            b.append(-k * (k + 1) // 2)
-    A += [[1] * n, [-1] * n]
-    b += [n * (n + 1) // 2, -n * (n + 1) // 2]
-    return Polytope.from_inequalities(A, b)
-
-
 def _fresh(P: Polytope) -> Polytope:
     """A copy without the cached generators, so that each run does the work."""
     return Polytope(P.A, P.b, P.dim)
@@ -52,7 +40,7 @@ def cases() -> list[tuple[str, Callable[[], object]]]:
     A6, b6 = _tangent_polytope(6, 200, rng)
     A4, b4 = _tangent_polytope(4, 100, rng)
     points4 = _sphere_points(4, 100, rng)
-    permutahedron5 = _permutahedron(5)
+    permutahedron5 = Polytope.permutahedron(5)
     cube6, cross6 = Polytope.box([0] * 6, [1] * 6), Polytope.cross_polytope(6)
     redundant3 = Polytope.from_inequalities(*_tangent_polytope(3, 40, rng))
     redundant3 = redundant3.intersection(Polytope.box([-2, -2, -2], [2, 2, 2]))

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
-from itertools import product
+from itertools import combinations, product
 from typing import Any, Sequence
 
 from .errors import CertificateError, InfeasibleError, InvalidInputError, UnboundedError
@@ -155,6 +155,25 @@ class Polytope:
         dim = _check_dim(dim, "Polytope.cross_polytope")
         A = tuple(tuple(Fraction(s) for s in signs) for signs in product((1, -1), repeat=dim))
         return cls(A, (_ONE,) * len(A), dim)
+
+    @classmethod
+    def permutahedron(cls, n: int) -> "Polytope":
+        """The permutahedron of order n in ``R^n``: the convex hull of the permutations of ``(1, ..., n)``, given
+        by ``sum x = n(n+1)/2`` and ``sum_{i in S} x_i >= |S|(|S|+1)/2`` for every proper non-empty S.
+
+        Examples
+        --------
+        >>> Polytope.permutahedron(4).f_vector()
+        (24, 36, 14, 1)
+        """
+        n = _check_dim(n, "Polytope.permutahedron")
+        A, b = [], []
+        for k in range(1, n):
+            for S in combinations(range(n), k):
+                A.append(tuple(-_ONE if i in S else _ZERO for i in range(n)))
+                b.append(Fraction(-k * (k + 1) // 2))
+        total = Fraction(n * (n + 1) // 2)
+        return cls(tuple(A) + ((_ONE,) * n, (-_ONE,) * n), tuple(b) + (total, -total), n)
 
     @classmethod
     def from_vertices(cls, points: Any, *, rays: Any = (), lines: Any = (), dim: int | None = None

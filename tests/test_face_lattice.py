@@ -15,18 +15,6 @@ from polyregions.polytope import Polytope
 F = Fraction
 
 
-def permutahedron_4():
-    """sum x = 10 and sum_{i in S} x_i >= |S|(|S|+1)/2 for every proper non-empty S."""
-    A, b = [], []
-    for k in range(1, 4):
-        for S in itertools.combinations(range(4), k):
-            A.append([-1 if i in S else 0 for i in range(4)])
-            b.append(-k * (k + 1) // 2)
-    A += [[1] * 4, [-1] * 4]
-    b += [10, -10]
-    return Polytope.from_inequalities(A, b)
-
-
 @pytest.mark.parametrize("d", range(1, 6))
 def test_cube_simplex_cross_polytope_f_vectors(d):
     cube = Polytope.box([-1] * d, [1] * d).f_vector()
@@ -37,7 +25,7 @@ def test_cube_simplex_cross_polytope_f_vectors(d):
 
 
 def test_permutahedron_of_order_4():
-    P = permutahedron_4()
+    P = Polytope.permutahedron(4)
     lattice = P.faces()
     assert lattice.dim == 3
     assert lattice.f_vector() == (24, 36, 14, 1)
