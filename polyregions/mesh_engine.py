@@ -21,14 +21,17 @@ from __future__ import annotations
 import contextlib
 import gc
 import math
+import threading
 from fractions import Fraction
-from typing import TYPE_CHECKING, Sequence
+from functools import partial
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 from flint import fmpz
 
 from .errors import InvalidInputError, PolyregionsError
 from .float_filter import activate, certified_signs, doubles, float_layer, forward_layer, interpolate
+from .linalg import Matrix, Vector
 from .progress import progress_bar
 from .region_complex import Region, RegionComplex, complex_from_arrays
 
@@ -175,6 +178,25 @@ def _grow(array: np.ndarray, needed: int) -> np.ndarray:
     grown = np.zeros((size,) + array.shape[1:], dtype=array.dtype)
     grown[:array.shape[0]] = array
     return grown
+
+
+class _ComputedOnce:
+    """A list computed by ``compute()`` on the first request for any item: the exact geometry of all faces is
+    built in one vectorised pass, and only when some region's inequalities or interior point are asked for."""
+
+    def __init__(self, compute: Callable[[], list]):
+        self._compute = compute
+        self._items: list | None = None
+        self._lock = threading.Lock()
+
+    def item(self, index: int):
+        if self._items is None:
+            with self._lock:
+                if self._items is None:
+                    with _collector_paused():
+                        self._items = self._compute()
+                    self._compute = None  # releases the mesh
+        return self._items[index]
 
 
 class _MeshError(PolyregionsError):
@@ -528,6 +550,16 @@ class _Mesh:
                 self.ancestors.append(self.anc[:self.nf].copy())
         return self._output()
 
+    def _output(self) -> tuple[list[Region], np.ndarray, np.ndarray]:
+        self.Z = self.E = self.S = self.code = None  # the float state is no longer needed
+        patterns = self._pattern_matrix(self.nf)
+        pairs = self._adjacent_pairs()
+        geometry = _ComputedOnce(partial(self._face_geometry, patterns))
+        net = self.net
+        regions = [Region.deferred(pattern, net, partial(geometry.item, f))
+                   for f, pattern in enumerate(_tuples(patterns))]
+        return regions, patterns, pairs
+
     def _crossed(self, q: int, h: int):
         """Faces that hyperplane ``h`` of layer ``q`` crosses (vertices proven on both sides), with the float
         activation, the unit and the breakpoint index the hyperplane stands for."""
@@ -747,35 +779,38 @@ class _Mesh2D(_Mesh):
             self.code[new_faces, h + 1:] = reduced[nf:]
         self.nf += nf
 
-    def _output(self):
-        nf = self.nf
-        self.Z = self.E = self.S = self.code = None  # the float state is no longer needed
+    def _adjacent_pairs(self) -> np.ndarray:
+        """The two faces of every interior edge (an edge appears once in each of its faces' cycles)."""
         self._compact()
-        lens = self.flen[:nf]
-        offs = self.fstart[:nf]
-        total = self.ptop
-        verts, lines = self.pv[:total], self.pl[:total]
-        owner = np.repeat(np.arange(nf, dtype=np.int64), lens)
-        nxt = np.arange(1, total + 1, dtype=np.int64)
-        nxt[offs + lens - 1] = offs
-        prev = np.arange(-1, total - 1, dtype=np.int64)
-        prev[offs] = offs + lens - 1
-        patterns = self._pattern_matrix(nf)
-        pattern_tuples = _tuples(patterns)
-        # Adjacency: the two faces of every interior edge.
-        u, w = verts, verts[nxt]
+        nf, total = self.nf, self.ptop
+        owner = np.repeat(np.arange(nf, dtype=np.int64), self.flen[:nf])
+        u, w = self.pv[:total], self.pv[self._next_in_cycle()]
         key = np.minimum(u, w) * _KEY + np.maximum(u, w)
         order = np.argsort(key, kind="stable")
         sk = key[order]
         same = np.flatnonzero(sk[1:] == sk[:-1])
         pairs = np.stack([owner[order[same]], owner[order[same + 1]]], axis=1)
-        pairs = np.unique(np.sort(pairs, axis=1), axis=0)
-        # Inequalities: one row per maximal run of edges on one line.
+        return np.unique(np.sort(pairs, axis=1), axis=0)
+
+    def _next_in_cycle(self) -> np.ndarray:
+        """For every position of the (compacted) pool, the position of the next vertex of its face's cycle."""
+        offs, lens = self.fstart[:self.nf], self.flen[:self.nf]
+        nxt = np.arange(1, self.ptop + 1, dtype=np.int64)
+        nxt[offs + lens - 1] = offs
+        return nxt
+
+    def _face_geometry(self, patterns: np.ndarray) -> list[tuple[Matrix, Vector, Vector]]:
+        """Every face's exact inequalities (one row per maximal run of edges on one line) and interior point."""
+        nf = self.nf
+        lens, offs = self.flen[:nf], self.fstart[:nf]
+        verts, lines = self.pv[:self.ptop], self.pl[:self.ptop]
+        prev = np.arange(-1, self.ptop - 1, dtype=np.int64)
+        prev[offs] = offs + lens - 1
+        owner = np.repeat(np.arange(nf, dtype=np.int64), lens)
         run_start = lines != lines[prev]
         run_idx = np.flatnonzero(run_start)
         run_lines = lines[run_idx]
         run_faces = owner[run_idx]
-        run_counts = np.bincount(run_faces, minlength=nf)
         self._ensure_lines(np.unique(run_lines))
         above = self._line_sides(run_lines, run_faces, patterns)
         codes, code_of_run = np.unique(run_lines * 2 + above, return_inverse=True)
@@ -783,15 +818,9 @@ class _Mesh2D(_Mesh):
         all_A = [row_objects[i][0] for i in code_of_run.tolist()]
         all_b = [row_objects[i][1] for i in code_of_run.tolist()]
         points = self._interior_points(nf, offs, lens, verts, run_faces, run_start, codes, code_of_run)
-        regions = []
-        position = 0
-        net = self.net
-        for f, count in enumerate(run_counts.tolist()):
-            end = position + count
-            regions.append(Region(pattern_tuples[f], tuple(all_A[position:end]), tuple(all_b[position:end]),
-                                  points[f], net))
-            position = end
-        return regions, patterns, pairs
+        ends = np.cumsum(np.bincount(run_faces, minlength=nf)).tolist()
+        return [(tuple(all_A[start:end]), tuple(all_b[start:end]), point)
+                for start, end, point in zip([0] + ends[:-1], ends, points)]
 
     def _oriented_row(self, line: int, above: bool) -> tuple[tuple[Fraction, ...], Fraction]:
         """The row ``a . t <= c`` of a line for a face below (or above) its breakpoint."""
@@ -1018,21 +1047,23 @@ class _Mesh1D(_Mesh):
             self.code[new_faces, h + 1:] = S[new_ids] | S[hi]
         self.nf += nf
 
-    def _output(self):
+    def _adjacent_pairs(self) -> np.ndarray:
+        """Consecutive intervals: the one right of each face, where there is one."""
         nf = self.nf
-        patterns = self._pattern_matrix(nf)
-        pattern_tuples = _tuples(patterns)
-        left, right = self.left[:nf], self.right[:nf]
+        face_right_of = np.full(self.nv, -1, dtype=np.int64)
+        face_right_of[self.left[:nf]] = np.arange(nf)
+        neighbour = face_right_of[self.right[:nf]]
+        return np.stack([np.arange(nf)[neighbour >= 0], neighbour[neighbour >= 0]], axis=1)
+
+    def _face_geometry(self, patterns: np.ndarray) -> list[tuple[Matrix, Vector, Vector]]:
+        """Every interval ``[a, c]`` as ``-t <= -a, t <= c`` with its midpoint."""
+        nf = self.nf
         points = self._exact_points(np.arange(self.nv, dtype=np.int64))
         minus, plus = (Fraction(-1),), (Fraction(1),)
-        regions = []
-        for f, (lo, hi) in enumerate(zip(left.tolist(), right.tolist())):
+        geometry = []
+        for f, (lo, hi) in enumerate(zip(self.left[:nf].tolist(), self.right[:nf].tolist())):
             a, c = points[lo][0], points[hi][0]
             if not a < c:
                 raise _MeshError(f"interval {f} is empty")
-            regions.append(Region(pattern_tuples[f], (minus, plus), (-a, c), ((a + c) / 2,), self.net))
-        face_right_of = np.full(self.nv, -1, dtype=np.int64)
-        face_right_of[left] = np.arange(nf)
-        neighbour = face_right_of[right]
-        pairs = np.stack([np.arange(nf)[neighbour >= 0], neighbour[neighbour >= 0]], axis=1)
-        return regions, patterns, pairs
+            geometry.append(((minus, plus), (-a, c), ((a + c) / 2,)))
+        return geometry

@@ -9,9 +9,9 @@ edges across which the network's output map does not change.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import networkx as nx
 import numpy as np
@@ -26,9 +26,12 @@ if TYPE_CHECKING:
 __all__ = ["Region", "RegionComplex"]
 
 
-@dataclass(frozen=True)
 class Region:
-    """One activation region.
+    """One activation region (immutable).
+
+    An engine may defer ``A``, ``b`` and ``interior_point`` (:meth:`deferred`): counts, patterns, adjacency
+    and linear regions never need them, and building them exactly for every region up front would dominate
+    the time of a 2-D run.
 
     Attributes
     ----------
@@ -39,14 +42,71 @@ class Region:
         An exact point with ``A t < b`` in every row.
     network : Network
         The network in domain coordinates (``Network.restrict`` of the original), which gives the region's
-        exact output map on demand: computing it for every region up front would dominate the run time.
+        exact output map on demand.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from polyregions.network import Network
+    >>> from polyregions.activations import relu
+    >>> net = Network.from_layers(1, [([[1]], [0], relu())])
+    >>> region = Region((1,), [[-1], [1]], [0, 1], [Fraction(1, 2)], net)
+    >>> region.contains_strictly([Fraction(1, 4)]), region.output_map
+    (True, (((Fraction(1, 1),),), (Fraction(0, 1),)))
     """
 
-    pattern: tuple[int, ...]
-    A: Matrix
-    b: Vector
-    interior_point: Vector
-    network: "Network" = field(repr=False, compare=False)
+    __slots__ = ("pattern", "network", "_geometry", "__dict__")
+
+    def __init__(self, pattern: tuple[int, ...], A: Matrix, b: Vector, interior_point: Vector,
+                 network: "Network"):
+        geometry = (A, b, interior_point)
+        self._set(tuple(pattern), network, lambda: geometry)
+
+    @classmethod
+    def deferred(cls, pattern: tuple[int, ...], network: "Network",
+                 geometry: Callable[[], tuple[Matrix, Vector, Vector]]) -> "Region":
+        """A region whose ``(A, b, interior_point)`` are computed by ``geometry()`` on first use."""
+        region = cls.__new__(cls)
+        region._set(pattern, network, geometry)
+        return region
+
+    def _set(self, pattern, network, geometry) -> None:
+        object.__setattr__(self, "pattern", pattern)
+        object.__setattr__(self, "network", network)
+        object.__setattr__(self, "_geometry", geometry)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"Region is immutable: cannot set {name!r}")
+
+    @cached_property
+    def _exact(self) -> tuple[Matrix, Vector, Vector]:
+        return self._geometry()
+
+    @property
+    def A(self) -> Matrix:
+        return self._exact[0]
+
+    @property
+    def b(self) -> Vector:
+        return self._exact[1]
+
+    @property
+    def interior_point(self) -> Vector:
+        return self._exact[2]
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Region):
+            return NotImplemented
+        return self.pattern == other.pattern and self._exact == other._exact
+
+    def __hash__(self) -> int:
+        return hash(self.pattern)
+
+    def __repr__(self) -> str:
+        return f"Region(pattern={self.pattern!r})"
+
+    def __reduce__(self):
+        return Region, (self.pattern, self.A, self.b, self.interior_point, self.network)
 
     @cached_property
     def output_map(self) -> tuple[Matrix, Vector]:
