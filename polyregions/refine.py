@@ -2,18 +2,26 @@
 
 Each region of layer l-1 carries the affine map ``t -> M t + c`` of the layer's input on it; the next layer's
 neurons pulled back through that map are hyperplanes, and every hyperplane that meets the region's interior
-splits it. Whether it meets the interior is decided by an exact interior point (certified LP), never by a
-tolerance.
+splits it. Whether it meets the interior is decided exactly, never by a tolerance: by an exact witness on the
+far side, or by a certified linear program (:mod:`polyregions.cell_programs`).
+
+Cells remember, for their rows, points of the row's hyperplane where every other row holds strictly (*facet
+points*). A split hands each facet point to the side that holds it strictly and gives the new row the point
+where the segment between the two sides' interior points crosses it. Facet points are free witnesses that a
+later hyperplane crosses the cell, and they prove facets for the adjacency graph without a program.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
-from .errors import InvalidInputError
+import numpy as np
+
+from . import cell_programs as cp
+from .cell_programs import Point, Row
+from .errors import CertificateError, InvalidInputError
 from .linalg import Matrix, Vector, dot
 from .lp import strict_point
 from .progress import progress_bar
@@ -26,16 +34,24 @@ if TYPE_CHECKING:
 __all__ = ["refine"]
 
 _ZERO = Fraction(0)
+_HALF = Fraction(1, 2)
 
 
 @dataclass(frozen=True)
 class _Cell:
-    A: Matrix
-    b: Vector
-    point: Vector            # exact, strictly inside
+    rows: tuple[Row, ...]
+    floats: Optional[np.ndarray]  # cp.float_rows(rows), or None beyond the double range
+    point: Point                  # strictly inside
     pattern: tuple[int, ...]
-    M: Matrix                # the current layer's input is M t + c on the cell
+    M: Matrix                     # the current layer's input is M t + c on the cell
     c: Vector
+    facet_points: tuple[Optional[Point], ...]  # per row: a point of its hyperplane, every other row strict
+
+    def cut(self, row: Row, point: Point, facet_points) -> "_Cell":
+        """The part of the cell where ``row`` holds, with an interior point and the facet points it keeps."""
+        new = cp.float_rows([row], len(row) - 1)
+        floats = None if self.floats is None or new is None else np.vstack([self.floats, new])
+        return _Cell(self.rows + (row,), floats, point, self.pattern, self.M, self.c, facet_points)
 
 
 def refine(network: "Network", domain: "Domain", *, backend: str = "highs", progress: bool = False
@@ -55,15 +71,20 @@ def refine(network: "Network", domain: "Domain", *, backend: str = "highs", prog
         raise InvalidInputError(f"refine: expected a domain in R^{network.input_dim}, got one in R^{domain.input_dim}")
     net = network.restrict(domain.origin, domain.directions)
     k = domain.dim
-    start = domain.region.interior_point()
+    rows = tuple(cp.primitive_row(a, bi) for a, bi in zip(domain.region.A, domain.region.b))
     identity = tuple(tuple(Fraction(int(i == j)) for j in range(k)) for i in range(k))
-    cells = [_Cell(domain.region.A, domain.region.b, start, (), identity, tuple([_ZERO] * k))]
+    whole = _Cell(rows, cp.float_rows(rows, k), cp.homogeneous(domain.region.interior_point()), (), identity,
+                  tuple([_ZERO] * k), (None,) * len(rows))
+    cells = [_with_facet_points(whole, 0, backend)]
     with progress_bar(total=len(net.layers), desc="layers", enabled=progress) as bar:
         for layer in net.layers:
             cells = [child for cell in cells for child in _refine_cell(cell, layer, backend)]
             bar.update(1)
-    regions = [Region(cell.pattern, cell.A, cell.b, cell.point, net) for cell in cells]
-    adjacency = _adjacency(regions, net, len(domain.region.A), backend)
+    cells = [_with_facet_points(cell, len(rows), backend) for cell in cells]
+    regions = [Region(cell.pattern, tuple(tuple(Fraction(v) for v in row[:-1]) for row in cell.rows),
+                      tuple(Fraction(row[-1]) for row in cell.rows), cp.to_fractions(cell.point), net)
+               for cell in cells]
+    adjacency = _adjacency(cells, regions, len(rows), net, backend)
     return sorted_complex(network, domain, regions, adjacency, exact=True, engine="lp")
 
 
@@ -76,127 +97,151 @@ def _refine_cell(cell: _Cell, layer, backend: str) -> list[_Cell]:
         for a, d in zip(G, g):
             if any(a):
                 for xi in activation.breakpoints:
-                    pieces = [part for piece in pieces for part in _split(piece, a, xi - d, backend)]
+                    row = cp.primitive_row(a, xi - d)
+                    pieces = [part for piece in pieces for part in _split(piece, row, backend)]
     children = []
     for piece in pieces:
         pattern, M, c = piece.pattern, [], []
-        values = [dot(a, piece.point) + d for a, d in zip(G, g)]
+        point = cp.to_fractions(piece.point)
         chosen = []
-        for a, d, value in zip(G, g, values):
-            k = activation.piece(value)
+        for a, d in zip(G, g):
+            k = activation.piece(dot(a, point) + d)
             slope, intercept = activation.piece_map(k)
             M.append(tuple(slope * x for x in a))
             c.append(slope * d + intercept)
             chosen.append(k)
         if not activation.is_linear:
             pattern = pattern + tuple(chosen)
-        children.append(_Cell(piece.A, piece.b, piece.point, pattern, tuple(M), tuple(c)))
+        children.append(_Cell(piece.rows, piece.floats, piece.point, pattern, tuple(M), tuple(c),
+                              piece.facet_points))
     return children
 
 
-def _split(cell: _Cell, a: Vector, rhs: Fraction, backend: str) -> list[_Cell]:
-    """The non-empty open parts of ``cell`` on each side of ``a.t = rhs``."""
-    value = dot(a, cell.point) - rhs
-    negated = tuple(-x for x in a)
-    below = (cell.A + (a,), cell.b + (rhs,))
-    above = (cell.A + (negated,), cell.b + (-rhs,))
-    if value < 0:
-        other = strict_point(*above, backend=backend)
+def _split(cell: _Cell, row: Row, backend: str) -> list[_Cell]:
+    """The non-empty open parts of ``cell`` below and above the hyperplane of ``row``."""
+    side = cp.value(row, cell.point)
+    if side == 0:
+        # The hyperplane passes through an interior point, so both open sides are non-empty.
+        below = cp.point_beyond(cell.rows, cell.floats, cell.point, cp.negated(row), backend=backend)
+        above = cp.point_beyond(cell.rows, cell.floats, cell.point, row, backend=backend)
+        if below is None or above is None:
+            raise CertificateError("a hyperplane through an interior point left one side empty")
+        crossing = cell.point
+    else:
+        far = row if side < 0 else cp.negated(row)
+        other = _far_point(cell, far, backend)
         if other is None:
             return [cell]
-        return [_Cell(*below, cell.point, cell.pattern, cell.M, cell.c),
-                _Cell(*above, other, cell.pattern, cell.M, cell.c)]
-    if value > 0:
-        other = strict_point(*below, backend=backend)
-        if other is None:
-            return [cell]
-        return [_Cell(*below, other, cell.pattern, cell.M, cell.c),
-                _Cell(*above, cell.point, cell.pattern, cell.M, cell.c)]
-    # The hyperplane passes through an interior point, so both open sides are non-empty.
-    return [_Cell(*side, strict_point(*side, backend=backend), cell.pattern, cell.M, cell.c)
-            for side in (below, above)]
+        below, above = (cell.point, other) if side < 0 else (other, cell.point)
+        # Between two interior points of the cell, on the hyperplane: inside the cell, on the new facet.
+        crossing = cp.toward(below, above, row, _ZERO)
+    sides = [cp.value(row, q) if q is not None else 0 for q in cell.facet_points]
+    return [cell.cut(row, below, tuple(q if s < 0 else None for q, s in zip(cell.facet_points, sides)) +
+                     (crossing,)),
+            cell.cut(cp.negated(row), above,
+                     tuple(q if s > 0 else None for q, s in zip(cell.facet_points, sides)) + (crossing,))]
 
 
-def hyperplane_key(a: Vector, b: Fraction) -> tuple[tuple[int, ...], int]:
-    """The primitive integer form of the hyperplane ``a.t = b`` and the side ``a.t <= b`` lies on (+1 or -1)."""
-    values = list(a) + [b]
-    scale = math.lcm(*(v.denominator for v in values))
-    integers = [int(v * scale) for v in values]
-    divisor = math.gcd(*integers)
-    integers = [v // divisor for v in integers]
-    sign = 1 if next(v for v in integers if v) > 0 else -1
-    return tuple(sign * v for v in integers), sign
+def _far_point(cell: _Cell, far: Row, backend: str) -> Optional[Point]:
+    """A point strictly inside the cell violating ``far`` (which its interior point satisfies strictly), or None
+    when the cell lies on one side (certified).
 
-
-def _facets(region: Region, first: int, backend: str):
-    """Each facet row from ``first`` on, with an exact point in the facet's relative interior.
-
-    Row i is a facet when some point violates it while keeping every other row strict; the segment from
-    the region's interior point to that point crosses the facet's relative interior. This needs no equality
-    constraint, which keeps the program small.
+    A known facet point beyond the hyperplane, or the point where the ray from the interior point straight
+    toward the hyperplane leaves the cell, gives one without a program: the segment from the interior point
+    toward it stays strictly inside the cell short of its end.
     """
-    inside = region.interior_point
-    for i in range(first, len(region.A)):
-        a, bi = region.A[i], region.b[i]
-        A = region.A[:i] + region.A[i + 1:] + (tuple(-v for v in a),)
-        b = region.b[:i] + region.b[i + 1:] + (-bi,)
-        outside = strict_point(A, b, dim=region.dim, backend=backend)
-        if outside is None:
+    for q in cell.facet_points:
+        if q is not None and cp.value(far, q) > 0:
+            return cp.shortened(cell.rows, far, cp.toward(cell.point, q, far, _HALF))
+    hit = cp.exit_point(cell.rows, cell.point, far[:-1])  # straight toward the hyperplane
+    if hit is not None and cp.value(far, hit[1]) > 0:
+        return cp.shortened(cell.rows, far, cp.toward(cell.point, hit[1], far, _HALF))
+    return cp.point_beyond(cell.rows, cell.floats, cell.point, far, backend=backend)
+
+
+def _with_facet_points(cell: _Cell, first: int, backend: str) -> _Cell:
+    """The cell with a facet point for every row from ``first`` on that is a facet (None: not a facet).
+
+    A ray from the interior point that leaves the cell through one row alone finds a point of that facet; rays
+    along the unknown rows' normals are tried first. Otherwise row i is a facet when the cell without it
+    reaches beyond it (a certified program), and the segment from the interior point to such a point crosses
+    the facet's relative interior.
+    """
+    points = list(cell.facet_points)
+    for i in range(first, len(cell.rows)):
+        if points[i] is None:
+            hit = cp.exit_point(cell.rows, cell.point, cell.rows[i][:-1])
+            if hit is not None and len(hit[0]) == 1 and points[hit[0][0]] is None:
+                points[hit[0][0]] = hit[1]
+    for i in range(first, len(cell.rows)):
+        if points[i] is not None:
             continue
-        step = (bi - dot(a, inside)) / dot(a, tuple(o - x for o, x in zip(outside, inside)))
-        yield i, tuple(x + step * (o - x) for x, o in zip(inside, outside))
+        others = cell.rows[:i] + cell.rows[i + 1:]
+        floats = None if cell.floats is None else np.delete(cell.floats, i, axis=0)
+        beyond = cp.point_beyond(others, floats, cell.point, cell.rows[i], backend=backend)
+        if beyond is not None:
+            points[i] = cp.toward(cell.point, beyond, cell.rows[i], _ZERO)
+    return _Cell(cell.rows, cell.floats, cell.point, cell.pattern, cell.M, cell.c, tuple(points))
 
 
-def _adjacency(regions: list[Region], net: "Network", domain_rows: int, backend: str
+def _plane(row: Row) -> tuple[Row, int]:
+    """The hyperplane of a primitive row, signed so that its first non-zero coefficient is positive, and the
+    side (+1 or -1) the row's half-space is on."""
+    sign = 1 if next(v for v in row if v) > 0 else -1
+    return (row if sign > 0 else cp.negated(row)), sign
+
+
+def _adjacency(cells: list[_Cell], regions: list[Region], domain_rows: int, net: "Network", backend: str
                ) -> set[tuple[tuple, tuple]]:
-    """Pairs of patterns of regions whose closures share a facet (the first ``domain_rows`` rows of every
-    region are the domain's own, never shared).
+    """Pairs of patterns of regions whose closures share a facet (the first ``domain_rows`` rows of every cell
+    are the domain's own, never shared).
 
-    For each facet of each region, a point q in the facet's relative interior is known exactly. The region
-    across is guessed by a float forward pass just beyond q, then *proved* by exact arithmetic: a region S
-    with the opposite side of the same hyperplane whose other inequalities all hold strictly at q shares a
-    (k-1)-dimensional neighbourhood of q with the facet. Only when the guess cannot be proved do exact
-    lexicographic evaluation and certified LPs decide.
+    For each facet of each cell a point q in its relative interior is known exactly. The cell across is guessed
+    by a float forward pass just beyond q, then *proved* in integers: a cell on the other side of the same
+    hyperplane whose other rows all hold strictly at q shares a (k-1)-dimensional neighbourhood of q with the
+    facet. Only when the guess cannot be proved do exact lexicographic evaluation and certified programs decide.
     """
-    by_pattern = {r.pattern: r for r in regions}
-    keys = {id(r): [hyperplane_key(a, bi) for a, bi in zip(r.A, r.b)] for r in regions}
-    by_facet: dict[tuple, list[tuple[Region, int]]] = {}
-    facets = []
-    for region in regions:
-        for i, point in _facets(region, domain_rows, backend):
-            key, side = keys[id(region)][i]
-            by_facet.setdefault(key, []).append((region, side))
-            facets.append((region, i, point, key, side))
+    by_pattern = {cell.pattern: (cell, region) for cell, region in zip(cells, regions)}
+    planes = {cell.pattern: [_plane(row) for row in cell.rows] for cell in cells}
+    by_plane: dict[Row, list[tuple[_Cell, Region, int]]] = {}
+    found = []
+    for cell, region in zip(cells, regions):
+        for i in range(domain_rows, len(cell.rows)):
+            if cell.facet_points[i] is not None:
+                plane, side = planes[cell.pattern][i]
+                by_plane.setdefault(plane, []).append((cell, region, side))
+                found.append((cell, region, i, plane, side))
     float_net = _FloatPatterns(net)
     edges = set()
-    for region, i, point, key, side in facets:
-        outward = region.A[i]
+    for cell, region, i, plane, side in found:
+        q = cell.facet_points[i]
         proved = False
         # A cheap float guess first, then the exact lexicographic one; either must still be proved.
-        for guess in (lambda: float_net.pattern_beyond(point, outward), lambda: net.pattern_toward(point, outward)):
-            other = by_pattern.get(guess())
-            if other is not None and other is not region and _touches(other, keys[id(other)], point, key, side):
-                edges.add(tuple(sorted((region.pattern, other.pattern))))
+        for guess in (lambda: float_net.pattern_beyond(q, cell.rows[i]),
+                      lambda: net.pattern_toward(cp.to_fractions(q), region.A[i])):
+            other = by_pattern.get(guess(), (None,))[0]
+            if other is not None and other is not cell and _touches(other, planes[other.pattern], q, plane, side):
+                edges.add(tuple(sorted((cell.pattern, other.pattern))))
                 proved = True
                 break
         if proved:
             continue
-        for other, other_side in by_facet.get(key, ()):
-            if other_side != side and other is not region and _share_facet(region, other, i, backend):
-                edges.add(tuple(sorted((region.pattern, other.pattern))))
+        for other, other_region, other_side in by_plane.get(plane, ()):
+            if other_side != side and other is not cell and _share_facet(region, other_region, i, backend):
+                edges.add(tuple(sorted((cell.pattern, other.pattern))))
     return edges
 
 
-def _touches(region: Region, keys, point: Vector, key, side: int) -> bool:
-    """Whether ``region`` lies on the other side of hyperplane ``key`` with every other row strict at
-    ``point`` (a point of that hyperplane), exactly."""
+def _touches(cell: _Cell, planes, q: Point, plane: Row, side: int) -> bool:
+    """Whether ``cell`` lies on the other side of ``plane`` with every other row strict at ``q`` (a point of
+    that hyperplane), exactly."""
     found = False
-    for (row_key, row_side), a, bi in zip(keys, region.A, region.b):
-        if row_key == key:
+    for (row_plane, row_side), row in zip(planes, cell.rows):
+        if row_plane == plane:
             if row_side == side:
                 return False
             found = True
-        elif not dot(a, point) < bi:
+        elif cp.value(row, q) >= 0:
             return False
     return found
 
@@ -205,18 +250,15 @@ class _FloatPatterns:
     """Float forward passes used only to *guess* patterns; every guess is proved exactly before use."""
 
     def __init__(self, net: "Network"):
-        import numpy as np
-
-        self.np = np
         self.layers = [(np.array([[float(v) for v in row] for row in layer.weight]),
                         np.array([float(v) for v in layer.bias]),
                         np.array([float(v) for v in layer.activation.breakpoints]),
                         layer.activation) for layer in net.layers]
 
-    def pattern_beyond(self, point: Vector, direction: Vector) -> tuple[int, ...]:
-        np = self.np
-        x = np.array([float(v) for v in point])
-        d = np.array([float(v) for v in direction])
+    def pattern_beyond(self, point: Point, row: Row) -> tuple[int, ...]:
+        """The pattern just beyond a point (homogeneous) of the row's hyperplane, outside its half-space."""
+        x = np.array([v / point[-1] for v in point[:-1]])
+        d = np.array([float(v) for v in row[:-1]])
         x = x + d * (1e-9 * max(1.0, float(np.abs(x).max())) / max(float(np.abs(d).max()), 1e-300))
         pattern: list[int] = []
         for W, bias, breakpoints, activation in self.layers:
@@ -232,8 +274,8 @@ class _FloatPatterns:
 def _share_facet(region: Region, other: Region, row: int, backend: str) -> bool:
     """Whether the closures meet in a (k-1)-dimensional set inside the hyperplane of ``region.A[row]``."""
     a, bi = region.A[row], region.b[row]
-    key = hyperplane_key(a, bi)[0]
-    keep = [j for j in range(len(other.A)) if hyperplane_key(other.A[j], other.b[j])[0] != key]
+    plane = _plane(cp.primitive_row(a, bi))[0]
+    keep = [j for j in range(len(other.A)) if _plane(cp.primitive_row(other.A[j], other.b[j]))[0] != plane]
     A = region.A[:row] + region.A[row + 1:] + tuple(other.A[j] for j in keep)
     b = region.b[:row] + region.b[row + 1:] + tuple(other.b[j] for j in keep)
     return strict_point(A, b, E=(a,), e=(bi,), dim=region.dim, backend=backend) is not None
