@@ -13,7 +13,7 @@ later hyperplane crosses the cell, and they prove facets for the adjacency graph
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Optional
 
@@ -46,12 +46,17 @@ class _Cell:
     M: Matrix                     # the current layer's input is M t + c on the cell
     c: Vector
     facet_points: tuple[Optional[Point], ...]  # per row: a point of its hyperplane, every other row strict
+    domain_rows: int              # the first rows are the domain's; every later row is a facet with its point
 
     def cut(self, row: Row, point: Point, facet_points) -> "_Cell":
         """The part of the cell where ``row`` holds, with an interior point and the facet points it keeps."""
         new = cp.float_rows([row], len(row) - 1)
         floats = None if self.floats is None or new is None else np.vstack([self.floats, new])
-        return _Cell(self.rows + (row,), floats, point, self.pattern, self.M, self.c, facet_points)
+        return _Cell(self.rows + (row,), floats, point, self.pattern, self.M, self.c, facet_points,
+                     self.domain_rows)
+
+    def with_pattern(self, pattern: tuple[int, ...], M: Matrix, c: Vector) -> "_Cell":
+        return _Cell(self.rows, self.floats, self.point, pattern, M, c, self.facet_points, self.domain_rows)
 
 
 def refine(network: "Network", domain: "Domain", *, backend: str = "highs", progress: bool = False
@@ -74,17 +79,17 @@ def refine(network: "Network", domain: "Domain", *, backend: str = "highs", prog
     rows = tuple(cp.primitive_row(a, bi) for a, bi in zip(domain.region.A, domain.region.b))
     identity = tuple(tuple(Fraction(int(i == j)) for j in range(k)) for i in range(k))
     whole = _Cell(rows, cp.float_rows(rows, k), cp.homogeneous(domain.region.interior_point()), (), identity,
-                  tuple([_ZERO] * k), (None,) * len(rows))
-    cells = [_with_facet_points(whole, 0, backend)]
+                  tuple([_ZERO] * k), (None,) * len(rows), 0)
+    start = _irredundant(whole, backend)
+    cells = [replace(start, domain_rows=len(start.rows))]
     with progress_bar(total=len(net.layers), desc="layers", enabled=progress) as bar:
         for layer in net.layers:
             cells = [child for cell in cells for child in _refine_cell(cell, layer, backend)]
             bar.update(1)
-    cells = [_with_facet_points(cell, len(rows), backend) for cell in cells]
     regions = [Region(cell.pattern, tuple(tuple(Fraction(v) for v in row[:-1]) for row in cell.rows),
                       tuple(Fraction(row[-1]) for row in cell.rows), cp.to_fractions(cell.point), net)
                for cell in cells]
-    adjacency = _adjacency(cells, regions, len(rows), net, backend)
+    adjacency = _adjacency(cells, regions, net, backend)
     return sorted_complex(network, domain, regions, adjacency, exact=True, engine="lp")
 
 
@@ -112,8 +117,7 @@ def _refine_cell(cell: _Cell, layer, backend: str) -> list[_Cell]:
             chosen.append(k)
         if not activation.is_linear:
             pattern = pattern + tuple(chosen)
-        children.append(_Cell(piece.rows, piece.floats, piece.point, pattern, tuple(M), tuple(c),
-                              piece.facet_points))
+        children.append(piece.with_pattern(pattern, tuple(M), tuple(c)))
     return children
 
 
@@ -136,10 +140,11 @@ def _split(cell: _Cell, row: Row, backend: str) -> list[_Cell]:
         # Between two interior points of the cell, on the hyperplane: inside the cell, on the new facet.
         crossing = cp.toward(below, above, row, _ZERO)
     sides = [cp.value(row, q) if q is not None else 0 for q in cell.facet_points]
-    return [cell.cut(row, below, tuple(q if s < 0 else None for q, s in zip(cell.facet_points, sides)) +
-                     (crossing,)),
-            cell.cut(cp.negated(row), above,
-                     tuple(q if s > 0 else None for q, s in zip(cell.facet_points, sides)) + (crossing,))]
+    return [_irredundant(cell.cut(row, below, tuple(q if s < 0 else None for q, s in zip(cell.facet_points, sides))
+                                  + (crossing,)), backend),
+            _irredundant(cell.cut(cp.negated(row), above,
+                                  tuple(q if s > 0 else None for q, s in zip(cell.facet_points, sides))
+                                  + (crossing,)), backend)]
 
 
 def _far_point(cell: _Cell, far: Row, backend: str) -> Optional[Point]:
@@ -159,29 +164,36 @@ def _far_point(cell: _Cell, far: Row, backend: str) -> Optional[Point]:
     return cp.point_beyond(cell.rows, cell.floats, cell.point, far, backend=backend)
 
 
-def _with_facet_points(cell: _Cell, first: int, backend: str) -> _Cell:
-    """The cell with a facet point for every row from ``first`` on that is a facet (None: not a facet).
+def _irredundant(cell: _Cell, backend: str) -> _Cell:
+    """The cell without the rows after the domain's that are not facets, and with a point in every facet.
 
     A ray from the interior point that leaves the cell through one row alone finds a point of that facet; rays
     along the unknown rows' normals are tried first. Otherwise row i is a facet when the cell without it
     reaches beyond it (a certified program), and the segment from the interior point to such a point crosses
-    the facet's relative interior.
+    the facet's relative interior; when it does not, the row is implied by the others and dropped.
     """
     points = list(cell.facet_points)
-    for i in range(first, len(cell.rows)):
+    unknown = [i for i in range(cell.domain_rows, len(points)) if points[i] is None]
+    if not unknown:
+        return cell
+    for i in unknown:
         if points[i] is None:
             hit = cp.exit_point(cell.rows, cell.point, cell.rows[i][:-1])
             if hit is not None and len(hit[0]) == 1 and points[hit[0][0]] is None:
                 points[hit[0][0]] = hit[1]
-    for i in range(first, len(cell.rows)):
+    keep = list(range(len(points)))
+    for i in unknown:
         if points[i] is not None:
             continue
-        others = cell.rows[:i] + cell.rows[i + 1:]
-        floats = None if cell.floats is None else np.delete(cell.floats, i, axis=0)
-        beyond = cp.point_beyond(others, floats, cell.point, cell.rows[i], backend=backend)
-        if beyond is not None:
+        others = [j for j in keep if j != i]
+        floats = None if cell.floats is None else cell.floats[others]
+        beyond = cp.point_beyond([cell.rows[j] for j in others], floats, cell.point, cell.rows[i], backend=backend)
+        if beyond is None:
+            keep = others
+        else:
             points[i] = cp.toward(cell.point, beyond, cell.rows[i], _ZERO)
-    return _Cell(cell.rows, cell.floats, cell.point, cell.pattern, cell.M, cell.c, tuple(points))
+    return _Cell(tuple(cell.rows[j] for j in keep), None if cell.floats is None else cell.floats[keep], cell.point,
+                 cell.pattern, cell.M, cell.c, tuple(points[j] for j in keep), cell.domain_rows)
 
 
 def _plane(row: Row) -> tuple[Row, int]:
@@ -191,10 +203,9 @@ def _plane(row: Row) -> tuple[Row, int]:
     return (row if sign > 0 else cp.negated(row)), sign
 
 
-def _adjacency(cells: list[_Cell], regions: list[Region], domain_rows: int, net: "Network", backend: str
+def _adjacency(cells: list[_Cell], regions: list[Region], net: "Network", backend: str
                ) -> set[tuple[tuple, tuple]]:
-    """Pairs of patterns of regions whose closures share a facet (the first ``domain_rows`` rows of every cell
-    are the domain's own, never shared).
+    """Pairs of patterns of regions whose closures share a facet (the domain's own rows are never shared).
 
     For each facet of each cell a point q in its relative interior is known exactly. The cell across is guessed
     by a float forward pass just beyond q, then *proved* in integers: a cell on the other side of the same
@@ -206,11 +217,10 @@ def _adjacency(cells: list[_Cell], regions: list[Region], domain_rows: int, net:
     by_plane: dict[Row, list[tuple[_Cell, Region, int]]] = {}
     found = []
     for cell, region in zip(cells, regions):
-        for i in range(domain_rows, len(cell.rows)):
-            if cell.facet_points[i] is not None:
-                plane, side = planes[cell.pattern][i]
-                by_plane.setdefault(plane, []).append((cell, region, side))
-                found.append((cell, region, i, plane, side))
+        for i in range(cell.domain_rows, len(cell.rows)):
+            plane, side = planes[cell.pattern][i]
+            by_plane.setdefault(plane, []).append((cell, region, side))
+            found.append((cell, region, i, plane, side))
     float_net = _FloatPatterns(net)
     edges = set()
     for cell, region, i, plane, side in found:
