@@ -13,16 +13,18 @@ later hyperplane crosses the cell, and they prove facets for the adjacency graph
 
 from __future__ import annotations
 
+import bisect
+import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Optional
 
 import numpy as np
+from flint import fmpq, fmpq_mat
 
 from . import cell_programs as cp
 from .cell_programs import Point, Row
 from .errors import CertificateError, InvalidInputError
-from .linalg import Matrix, Vector, dot
 from .lp import strict_point
 from .progress import progress_bar
 from .region_complex import Region, RegionComplex, sorted_complex
@@ -43,8 +45,8 @@ class _Cell:
     floats: Optional[np.ndarray]  # cp.float_rows(rows), or None beyond the double range
     point: Point                  # strictly inside
     pattern: tuple[int, ...]
-    M: Matrix                     # the current layer's input is M t + c on the cell
-    c: Vector
+    M: fmpq_mat                   # the current layer's input is M t + c on the cell
+    c: fmpq_mat                   # (a column)
     facet_points: tuple[Optional[Point], ...]  # per row: a point of its hyperplane, every other row strict
     domain_rows: int              # the first rows are the domain's; every later row is a facet with its point
 
@@ -55,7 +57,7 @@ class _Cell:
         return _Cell(self.rows + (row,), floats, point, self.pattern, self.M, self.c, facet_points,
                      self.domain_rows)
 
-    def with_pattern(self, pattern: tuple[int, ...], M: Matrix, c: Vector) -> "_Cell":
+    def with_pattern(self, pattern: tuple[int, ...], M: fmpq_mat, c: fmpq_mat) -> "_Cell":
         return _Cell(self.rows, self.floats, self.point, pattern, M, c, self.facet_points, self.domain_rows)
 
 
@@ -77,14 +79,15 @@ def refine(network: "Network", domain: "Domain", *, backend: str = "highs", prog
     net = network.restrict(domain.origin, domain.directions)
     k = domain.dim
     rows = tuple(cp.primitive_row(a, bi) for a, bi in zip(domain.region.A, domain.region.b))
-    identity = tuple(tuple(Fraction(int(i == j)) for j in range(k)) for i in range(k))
+    identity = fmpq_mat([[fmpq(int(i == j)) for j in range(k)] for i in range(k)]) if k else fmpq_mat(0, 0)
     whole = _Cell(rows, cp.float_rows(rows, k), cp.homogeneous(domain.region.interior_point()), (), identity,
-                  tuple([_ZERO] * k), (None,) * len(rows), 0)
+                  fmpq_mat(k, 1), (None,) * len(rows), 0)
     start = _irredundant(whole, backend)
     cells = [replace(start, domain_rows=len(start.rows))]
     with progress_bar(total=len(net.layers), desc="layers", enabled=progress) as bar:
         for layer in net.layers:
-            cells = [child for cell in cells for child in _refine_cell(cell, layer, backend)]
+            exact_layer = _ExactLayer(layer)
+            cells = [child for cell in cells for child in _refine_cell(cell, exact_layer, backend)]
             bar.update(1)
     regions = [Region(cell.pattern, tuple(tuple(Fraction(v) for v in row[:-1]) for row in cell.rows),
                       tuple(Fraction(row[-1]) for row in cell.rows), cp.to_fractions(cell.point), net)
@@ -93,32 +96,50 @@ def refine(network: "Network", domain: "Domain", *, backend: str = "highs", prog
     return sorted_complex(network, domain, regions, adjacency, exact=True, engine="lp")
 
 
-def _refine_cell(cell: _Cell, layer, backend: str) -> list[_Cell]:
-    W, bias, activation = layer.weight, layer.bias, layer.activation
-    G = tuple(tuple(dot(row, column) for column in zip(*cell.M)) for row in W) if cell.M else tuple(() for _ in W)
-    g = tuple(dot(row, cell.c) + bj for row, bj in zip(W, bias))
+class _ExactLayer:
+    """A layer's parameters and pieces as FLINT rationals, for the per-cell affine maps."""
+
+    def __init__(self, layer):
+        self.activation = activation = layer.activation
+        self.W = fmpq_mat([[fmpq(v.numerator, v.denominator) for v in row] for row in layer.weight])
+        self.bias = fmpq_mat([[fmpq(v.numerator, v.denominator)] for v in layer.bias])
+        self.breakpoints = [fmpq(v.numerator, v.denominator) for v in activation.breakpoints]
+        self.maps = [tuple(fmpq(v.numerator, v.denominator) for v in activation.piece_map(k))
+                     for k in range(len(activation.breakpoints) + 1)]
+
+
+def _refine_cell(cell: _Cell, layer: _ExactLayer, backend: str) -> list[_Cell]:
+    G = layer.W * cell.M   # the layer's pre-activations on the cell: G t + g
+    g = layer.W * cell.c + layer.bias
+    n, k = G.nrows(), G.ncols()
     pieces = [cell]
-    if not activation.is_linear:
-        for a, d in zip(G, g):
+    if not layer.activation.is_linear:
+        for j in range(n):
+            a = [G[j, i] for i in range(k)]
             if any(a):
-                for xi in activation.breakpoints:
-                    row = cp.primitive_row(a, xi - d)
+                for xi in layer.breakpoints:
+                    row = _primitive(a, xi - g[j, 0])
                     pieces = [part for piece in pieces for part in _split(piece, row, backend)]
     children = []
     for piece in pieces:
-        pattern, M, c = piece.pattern, [], []
-        point = cp.to_fractions(piece.point)
-        chosen = []
-        for a, d in zip(G, g):
-            k = activation.piece(dot(a, point) + d)
-            slope, intercept = activation.piece_map(k)
-            M.append(tuple(slope * x for x in a))
-            c.append(slope * d + intercept)
-            chosen.append(k)
-        if not activation.is_linear:
-            pattern = pattern + tuple(chosen)
-        children.append(piece.with_pattern(pattern, tuple(M), tuple(c)))
+        point = fmpq_mat([[fmpq(v, piece.point[-1])] for v in piece.point[:-1]])
+        values = (G * point + g).entries()
+        chosen = [bisect.bisect_left(layer.breakpoints, v) for v in values]
+        slopes = [layer.maps[c][0] for c in chosen]
+        M = fmpq_mat([[slopes[j] * G[j, i] for i in range(k)] for j in range(n)])
+        c = fmpq_mat([[slopes[j] * g[j, 0] + layer.maps[chosen[j]][1]] for j in range(n)])
+        pattern = piece.pattern if layer.activation.is_linear else piece.pattern + tuple(chosen)
+        children.append(piece.with_pattern(pattern, M, c))
     return children
+
+
+def _primitive(a: list, c) -> Row:
+    """The row ``a . t <= c`` (FLINT rationals) as coprime integers."""
+    values = a + [c]
+    scale = math.lcm(*(int(v.q) for v in values))
+    integers = [int(v.p) * (scale // int(v.q)) for v in values]
+    divisor = math.gcd(*integers) or 1
+    return tuple(v // divisor for v in integers)
 
 
 def _split(cell: _Cell, row: Row, backend: str) -> list[_Cell]:
@@ -260,10 +281,16 @@ class _FloatPatterns:
     """Float forward passes used only to *guess* patterns; every guess is proved exactly before use."""
 
     def __init__(self, net: "Network"):
-        self.layers = [(np.array([[float(v) for v in row] for row in layer.weight]),
-                        np.array([float(v) for v in layer.bias]),
-                        np.array([float(v) for v in layer.activation.breakpoints]),
-                        layer.activation) for layer in net.layers]
+        self.layers = []
+        for layer in net.layers:
+            activation = layer.activation
+            pieces = [activation.piece_map(k) for k in range(len(activation.breakpoints) + 1)]
+            self.layers.append((np.array([[float(v) for v in row] for row in layer.weight]),
+                                np.array([float(v) for v in layer.bias]),
+                                np.array([float(v) for v in activation.breakpoints]),
+                                np.array([float(slope) for slope, _ in pieces]),
+                                np.array([float(intercept) for _, intercept in pieces]),
+                                activation.is_linear))
 
     def pattern_beyond(self, point: Point, row: Row) -> tuple[int, ...]:
         """The pattern just beyond a point (homogeneous) of the row's hyperplane, outside its half-space."""
@@ -271,13 +298,12 @@ class _FloatPatterns:
         d = np.array([float(v) for v in row[:-1]])
         x = x + d * (1e-9 * max(1.0, float(np.abs(x).max())) / max(float(np.abs(d).max()), 1e-300))
         pattern: list[int] = []
-        for W, bias, breakpoints, activation in self.layers:
+        for W, bias, breakpoints, slopes, intercepts, is_linear in self.layers:
             z = W @ x + bias
             pieces = np.searchsorted(breakpoints, z, side="left")
-            x = np.array([float(activation.piece_map(int(k))[0]) * v + float(activation.piece_map(int(k))[1])
-                          for k, v in zip(pieces, z)])
-            if not activation.is_linear:
-                pattern.extend(int(k) for k in pieces)
+            x = slopes[pieces] * z + intercepts[pieces]
+            if not is_linear:
+                pattern.extend(pieces.tolist())
         return tuple(pattern)
 
 
