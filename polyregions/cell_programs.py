@@ -22,7 +22,7 @@ from flint import fmpq_mat
 from .errors import CertificateError
 from .linalg import Vector
 
-__all__ = ["Row", "Point", "primitive_row", "negated", "value", "homogeneous", "to_fractions", "float_rows",
+__all__ = ["Row", "Point", "primitive_row", "negated", "value", "homogeneous", "float_point", "to_fractions", "float_rows",
            "strictly_inside", "toward", "exit_point", "shortened", "point_beyond"]
 
 Row = tuple[int, ...]    # (a_1, ..., a_k, c): the half-space a . x <= c
@@ -56,6 +56,17 @@ def homogeneous(x: Sequence[Fraction]) -> Point:
     """The point ``x`` (exact rationals) in homogeneous integers."""
     w = math.lcm(*(Fraction(v).denominator for v in x)) if len(x) else 1
     return tuple(int(v * w) for v in x) + (w,)
+
+
+def float_point(x: Sequence[float]) -> Point:
+    """A point of finite doubles in homogeneous integers (exactly: every double is a dyadic rational).
+
+    >>> float_point([0.5, -3.0, 0.25])
+    (2, -12, 1, 4)
+    """
+    ratios = [float(v).as_integer_ratio() for v in x]
+    w = max((d for _, d in ratios), default=1)  # powers of two: the largest is their lcm
+    return tuple(n * (w // d) for n, d in ratios) + (w,)
 
 
 def to_fractions(point: Point) -> Vector:
@@ -122,7 +133,7 @@ def shortened(rows: Sequence[Row], beyond: Row, point: Point) -> Point:
     """The point (strictly inside ``rows``, violating ``beyond``) rounded to doubles when the rounded point is
     still both: shorter numbers for the work that follows."""
     try:
-        rounded = homogeneous([Fraction(float(Fraction(v, point[-1]))) for v in point[:-1]])
+        rounded = float_point([v / point[-1] for v in point[:-1]])
     except OverflowError:
         return point
     return rounded if value(beyond, rounded) > 0 and strictly_inside(rows, rounded) else point
@@ -151,7 +162,7 @@ def point_beyond(rows: Sequence[Row], floats: np.ndarray | None, inside: Point, 
         objective = np.array(row[:-1], dtype=float)
         status, x, y = _highs(objective / np.abs(objective).max(), floats[:, :-1], floats[:, -1])
         if status == "optimal":
-            target = homogeneous([Fraction(float(v)) for v in x])
+            target = float_point(x)
             if value(row, target) > 0:
                 candidate = toward(inside, target, row, Fraction(1, 2))
                 if strictly_inside(rows, candidate):

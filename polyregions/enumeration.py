@@ -17,11 +17,11 @@ ENGINES = ("auto", "mesh", "lp")
 
 
 def enumerate_regions(network: "Network", domain: "Domain", *, engine: str = "auto", backend: str = "highs",
-                      progress: bool = False) -> RegionComplex:
+                      progress: bool = False, workers: int = 1) -> RegionComplex:
     """Return the exact region complex of ``network`` in ``domain``.
 
     ``engine="auto"`` takes the vectorised mesh engine for bounded 1-D and 2-D domains and the LP-certified
-    engine otherwise; both return the same complex.
+    engine otherwise; both return the same complex. ``workers`` processes share the LP engine's work.
 
     Examples
     --------
@@ -39,4 +39,4 @@ def enumerate_regions(network: "Network", domain: "Domain", *, engine: str = "au
         from .mesh_engine import refine_mesh
         return refine_mesh(network, domain, progress=progress)
     from .refine import refine
-    return refine(network, domain, backend=backend, progress=progress)
+    return refine(network, domain, backend=backend, progress=progress, workers=workers)

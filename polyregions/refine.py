@@ -60,10 +60,28 @@ class _Cell:
     def with_pattern(self, pattern: tuple[int, ...], M: fmpq_mat, c: fmpq_mat) -> "_Cell":
         return _Cell(self.rows, self.floats, self.point, pattern, M, c, self.facet_points, self.domain_rows)
 
+    def __reduce__(self):
+        # FLINT matrices do not pickle: they travel to worker processes as integer pairs.
+        return _rebuilt_cell, (self.rows, self.floats, self.point, self.pattern, _plain(self.M), _plain(self.c),
+                               self.facet_points, self.domain_rows)
 
-def refine(network: "Network", domain: "Domain", *, backend: str = "highs", progress: bool = False
-           ) -> RegionComplex:
+
+def _plain(matrix: fmpq_mat) -> tuple[int, int, list[tuple[int, int]]]:
+    return matrix.nrows(), matrix.ncols(), [(int(v.p), int(v.q)) for v in matrix.entries()]
+
+
+def _rebuilt_cell(rows, floats, point, pattern, M, c, facet_points, domain_rows) -> _Cell:
+    def matrix(n, k, entries):
+        return fmpq_mat(n, k, [fmpq(p, q) for p, q in entries])
+    return _Cell(rows, floats, point, pattern, matrix(*M), matrix(*c), facet_points, domain_rows)
+
+
+def refine(network: "Network", domain: "Domain", *, backend: str = "highs", progress: bool = False,
+           workers: int = 1) -> RegionComplex:
     """Enumerate the activation regions of ``network`` in ``domain`` exactly, in any dimension.
+
+    With ``workers > 1``, the regions of the first layer are refined through the later layers in that many
+    processes (they refine independently); the complex is the same.
 
     Examples
     --------
@@ -82,18 +100,52 @@ def refine(network: "Network", domain: "Domain", *, backend: str = "highs", prog
     identity = fmpq_mat([[fmpq(int(i == j)) for j in range(k)] for i in range(k)]) if k else fmpq_mat(0, 0)
     whole = _Cell(rows, cp.float_rows(rows, k), cp.homogeneous(domain.region.interior_point()), (), identity,
                   fmpq_mat(k, 1), (None,) * len(rows), 0)
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InvalidInputError(f"workers: expected a positive integer, got {workers!r}")
     start = _irredundant(whole, backend)
     cells = [replace(start, domain_rows=len(start.rows))]
-    with progress_bar(total=len(net.layers), desc="layers", enabled=progress) as bar:
-        for layer in net.layers:
-            exact_layer = _ExactLayer(layer)
-            cells = [child for cell in cells for child in _refine_cell(cell, exact_layer, backend)]
+    layers = net.layers
+    with progress_bar(total=len(layers), desc="layers", enabled=progress) as bar:
+        if workers > 1 and len(layers) > 1:
+            cells = _refined(cells, layers[:1], backend)
             bar.update(1)
+            cells = _refined_in_processes(cells, layers[1:], backend, workers, bar)
+        else:
+            for layer in layers:
+                cells = _refined(cells, [layer], backend)
+                bar.update(1)
     regions = [Region(cell.pattern, tuple(tuple(Fraction(v) for v in row[:-1]) for row in cell.rows),
                       tuple(Fraction(row[-1]) for row in cell.rows), cp.to_fractions(cell.point), net)
                for cell in cells]
     adjacency = _adjacency(cells, regions, net, backend)
     return sorted_complex(network, domain, regions, adjacency, exact=True, engine="lp")
+
+
+def _refined(cells: list[_Cell], layers, backend: str) -> list[_Cell]:
+    """The cells refined by the layers, one after the other."""
+    for layer in layers:
+        exact_layer = _ExactLayer(layer)
+        cells = [child for cell in cells for child in _refine_cell(cell, exact_layer, backend)]
+    return cells
+
+
+def _refined_in_processes(cells: list[_Cell], layers, backend: str, workers: int, bar) -> list[_Cell]:
+    """``_refined`` on interleaved shares of the cells in worker processes; an interrupt cancels the rest."""
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    shares = [cells[i::4 * workers] for i in range(min(len(cells), 4 * workers))]
+    done: list[_Cell] = []
+    pool = ProcessPoolExecutor(max_workers=workers)
+    try:
+        futures = [pool.submit(_refined, share, layers, backend) for share in shares]
+        for future in as_completed(futures):
+            done.extend(future.result())
+            bar.update(len(layers) / len(shares))
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
+    return done
 
 
 class _ExactLayer:

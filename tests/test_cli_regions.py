@@ -29,6 +29,15 @@ def test_contract_keys_and_known_counts(tmp_path, capsys, box):
     assert out["activation_regions"] == 7 and out["exact"] is True
 
 
+def test_lp_engine_in_two_processes_gives_the_same_counts(tmp_path, capsys):
+    path = _write(tmp_path, "net.json", NET)
+    counts = []
+    for extra in ([], ["--workers", "2"]):
+        assert main(["regions", path, "--box", "-1,1", "--engine", "lp", "--json", *extra]) == 0
+        counts.append(json.loads(capsys.readouterr().out))
+    assert counts[0] == counts[1] and counts[0]["activation_regions"] == 7
+
+
 def test_segment_domain_and_export(tmp_path, capsys):
     net = tmp_path / "saw.json"
     save_network(sawtooth(4), net)
@@ -75,6 +84,7 @@ def test_bad_usage_and_missing_files_give_one_line(tmp_path, capsys):
     for argv in (["regions", str(tmp_path / "missing.json"), "--box", "-1,1"],
                  ["regions", _write(tmp_path, "net.json", NET)],
                  ["regions", _write(tmp_path, "net.json", NET), "--box", "1"],
+                 ["regions", _write(tmp_path, "net.json", NET), "--box", "-1,1", "--workers", "0"],
                  ["nonsense"]):
         with pytest.raises(SystemExit) as info:
             main(argv)

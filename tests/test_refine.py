@@ -101,3 +101,17 @@ def test_permuting_neurons_and_positive_scaling_change_nothing():
     assert len(first.linear_regions) == len(second.linear_regions)
     assert sorted(tuple(p[i] for i in order) for p in (r.pattern for r in first.regions)) == \
         sorted(r.pattern for r in second.regions)
+
+
+def test_worker_processes_give_the_same_complex():
+    from polyregions.errors import InvalidInputError
+    from polyregions.initializers import he_normal
+
+    net = he_normal([3, 5, 5, 4], seed=2)
+    box = dom.box([-1] * 3, [1] * 3)
+    serial, parallel = refine(net, box), refine(net, box, workers=2)
+    assert [r.pattern for r in serial.regions] == [r.pattern for r in parallel.regions]
+    assert serial.regions == parallel.regions and serial.adjacency == parallel.adjacency
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(InvalidInputError, match="workers: expected a positive integer"):
+            refine(net, box, workers=bad)

@@ -24,7 +24,15 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--export", metavar="FILE", help="write the region complex with its certificates (JSON)")
     parser.add_argument("--graphml", metavar="FILE", help="write the adjacency graph (GraphML)")
     parser.add_argument("--progress", action="store_true", help="show progress on a terminal")
+    parser.add_argument("--workers", type=_positive, default=1, metavar="N",
+                        help="processes for the LP engine (default 1)")
     parser.set_defaults(run=run)
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return int(text)
 
 
 def read_domain(args, input_dim: int):
@@ -48,7 +56,8 @@ def run(args) -> int:
 
     network = load_network(args.network)
     domain = read_domain(args, network.input_dim)
-    complex_ = enumerate_regions(network, domain, engine=args.engine, progress=args.progress)
+    complex_ = enumerate_regions(network, domain, engine=args.engine, progress=args.progress,
+                                 workers=args.workers)
     if args.export:
         from ..export import write_complex_json
         write_complex_json(complex_, args.export)
