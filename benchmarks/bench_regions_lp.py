@@ -9,17 +9,18 @@ from polyregions.initializers import he_normal
 from polyregions.refine import refine
 
 
-def _rate(widths: list[int]):
+def _rate(widths: list[int], workers: int = 1):
     net = he_normal(widths, seed=0)
     domain = box([-1] * widths[0], [1] * widths[0])
 
     def run() -> str:
         started = time.perf_counter()
-        complex_ = refine(net, domain)
+        complex_ = refine(net, domain, workers=workers)
         seconds = time.perf_counter() - started
         return f"{len(complex_)} regions, {len(complex_) / seconds:.0f} regions/s"
     return run
 
 
 def cases():
-    return [(f"LP engine, He normal {w} in [-1,1]^{w[0]}", _rate(w)) for w in ([3, 8, 8], [4, 16, 16], [6, 12, 12])]
+    return [(f"LP engine, He normal {w} in [-1,1]^{w[0]}, {n} process{'es' if n > 1 else ''}", _rate(w, n))
+            for w in ([3, 8, 8], [4, 16, 16], [6, 12, 12]) for n in (1, 2)]

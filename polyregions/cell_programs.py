@@ -21,23 +21,25 @@ from flint import fmpq_mat
 
 from .errors import CertificateError
 from .linalg import Vector
+from .lp import highs_maximize, maximize
 
-__all__ = ["Row", "Point", "primitive_row", "negated", "value", "homogeneous", "float_point", "to_fractions", "float_rows",
-           "strictly_inside", "toward", "exit_point", "shortened", "point_beyond"]
+__all__ = ["Row", "Point", "primitive_row", "negated", "value", "homogeneous", "float_point", "to_fractions",
+           "float_rows", "strictly_inside", "toward", "exit_point", "shortened", "point_beyond"]
 
 Row = tuple[int, ...]    # (a_1, ..., a_k, c): the half-space a . x <= c
 Point = tuple[int, ...]  # (X_1, ..., X_k, w), w > 0: the point X / w
 
 
-def primitive_row(a: Sequence[Fraction], c: Fraction) -> Row:
-    """The row ``a . x <= c`` as coprime integers (the same half-space).
+def primitive_row(a: Sequence, c) -> Row:
+    """The row ``a . x <= c`` (exact rationals: fractions, integers or FLINT's) as coprime integers, the same
+    half-space.
 
     >>> primitive_row([Fraction(1, 2), Fraction(-3, 4)], Fraction(1))
     (2, -3, 4)
     """
-    values = list(a) + [c]
-    scale = math.lcm(*(Fraction(v).denominator for v in values))
-    integers = [int(v * scale) for v in values]
+    pairs = [(int(v.numerator), int(v.denominator)) for v in list(a) + [c]]
+    scale = math.lcm(*(q for _, q in pairs))
+    integers = [p * (scale // q) for p, q in pairs]
     divisor = math.gcd(*integers) or 1
     return tuple(v // divisor for v in integers)
 
@@ -145,7 +147,8 @@ def point_beyond(rows: Sequence[Row], floats: np.ndarray | None, inside: Point, 
     ``a . x <= c`` on the whole closed cell (certified).
 
     ``floats`` are ``float_rows(rows)`` (None to skip the floating-point solve); ``inside`` is strictly inside
-    the cell and satisfies ``row`` (``a . x <= c``).
+    the cell and satisfies ``row`` (``a . x <= c``). With ``backend="highs"`` HiGHS is asked first; other
+    backends go straight to :func:`polyregions.lp.maximize` with that backend.
 
     >>> square = [(1, 0, 1), (-1, 0, 1), (0, 1, 1), (0, -1, 1)]
     >>> beyond = point_beyond(square, float_rows(square, 2), (0, 0, 1), (1, 1, 1))
@@ -156,12 +159,10 @@ def point_beyond(rows: Sequence[Row], floats: np.ndarray | None, inside: Point, 
     """
     if not any(row[:-1]):
         return inside if row[-1] < 0 else None
-    if backend != "exact" and floats is not None and len(rows):
-        from .lp import _highs
-
+    if backend == "highs" and floats is not None and len(rows):
         objective = np.array(row[:-1], dtype=float)
-        status, x, y = _highs(objective / np.abs(objective).max(), floats[:, :-1], floats[:, -1])
-        if status == "optimal":
+        status, x, y = highs_maximize(objective / np.abs(objective).max(), floats[:, :-1], floats[:, -1])
+        if status == "optimal" and np.isfinite(x).all():
             target = float_point(x)
             if value(row, target) > 0:
                 candidate = toward(inside, target, row, Fraction(1, 2))
@@ -197,8 +198,6 @@ def _bounded_by_multipliers(rows: Sequence[Row], duals: np.ndarray, row: Row) ->
 
 def _decided_exactly(rows: Sequence[Row], inside: Point, row: Row, backend: str) -> Point | None:
     """The same question through the certified programs of :mod:`polyregions.lp`."""
-    from .lp import maximize
-
     k = len(row) - 1
     A = [tuple(Fraction(v) for v in r[:-1]) for r in rows]
     b = [Fraction(r[-1]) for r in rows]

@@ -23,7 +23,7 @@ from .errors import CertificateError, InvalidInputError
 from .linalg import Matrix, Vector, dot, matvec, nullspace, rref, solve
 from .simplex import exact_simplex
 
-__all__ = ["LPResult", "maximize", "strict_point", "feasible_point", "BACKENDS"]
+__all__ = ["LPResult", "maximize", "strict_point", "feasible_point", "highs_maximize", "BACKENDS"]
 
 BACKENDS = ("highs", "exact", "cvxpy")
 
@@ -249,7 +249,7 @@ def _to_float(A: Matrix, b: Vector) -> tuple[np.ndarray, np.ndarray] | None:
 _SOLVERS = threading.local()
 
 
-def _highs(c_f: np.ndarray, A_f: np.ndarray, b_f: np.ndarray) -> tuple[str | None, np.ndarray, np.ndarray]:
+def highs_maximize(c_f: np.ndarray, A_f: np.ndarray, b_f: np.ndarray) -> tuple[str | None, np.ndarray, np.ndarray]:
     """Solve ``max c.x s.t. A x <= b`` (x free) with HiGHS in floating point: (status, x, duals >= 0).
 
     One solver object per thread is reused, which costs a tenth of scipy's ``linprog`` per small program.
@@ -292,7 +292,7 @@ def _float_slack_point(A: Matrix, b: Vector, weights: Vector, k: int) -> Vector 
     norms = np.linalg.norm(A_f, axis=1)
     A_aug = np.hstack([A_f, norms[:, None]])
     A_aug = np.vstack([A_aug, np.eye(1, k + 1, k)])
-    status, x, _ = _highs(np.eye(1, k + 1, k)[0], A_aug, np.append(b_f, 1.0))
+    status, x, _ = highs_maximize(np.eye(1, k + 1, k)[0], A_aug, np.append(b_f, 1.0))
     if status != "optimal":
         return None
     return tuple(Fraction(float(v)) for v in x[:k])
@@ -323,7 +323,7 @@ def _float_solve(c: Vector, A: Matrix, b: Vector, n: int, backend: str):
     if backend == "cvxpy":
         from ._cvxpy_backend import solve_with_cvxpy
         return solve_with_cvxpy(c_f, A_f, b_f)
-    status, x, y = _highs(c_f, A_f, b_f)
+    status, x, y = highs_maximize(c_f, A_f, b_f)
     if status is None:
         return None
     return status, x, y

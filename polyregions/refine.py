@@ -14,7 +14,6 @@ later hyperplane crosses the cell, and they prove facets for the adjacency graph
 from __future__ import annotations
 
 import bisect
-import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Optional
@@ -95,13 +94,13 @@ def refine(network: "Network", domain: "Domain", *, backend: str = "highs", prog
     if domain.input_dim != network.input_dim:
         raise InvalidInputError(f"refine: expected a domain in R^{network.input_dim}, got one in R^{domain.input_dim}")
     net = network.restrict(domain.origin, domain.directions)
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InvalidInputError(f"workers: expected a positive integer, got {workers!r}")
     k = domain.dim
     rows = tuple(cp.primitive_row(a, bi) for a, bi in zip(domain.region.A, domain.region.b))
     identity = fmpq_mat([[fmpq(int(i == j)) for j in range(k)] for i in range(k)]) if k else fmpq_mat(0, 0)
     whole = _Cell(rows, cp.float_rows(rows, k), cp.homogeneous(domain.region.interior_point()), (), identity,
                   fmpq_mat(k, 1), (None,) * len(rows), 0)
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise InvalidInputError(f"workers: expected a positive integer, got {workers!r}")
     start = _irredundant(whole, backend)
     cells = [replace(start, domain_rows=len(start.rows))]
     layers = net.layers
@@ -170,7 +169,7 @@ def _refine_cell(cell: _Cell, layer: _ExactLayer, backend: str) -> list[_Cell]:
             a = [G[j, i] for i in range(k)]
             if any(a):
                 for xi in layer.breakpoints:
-                    row = _primitive(a, xi - g[j, 0])
+                    row = cp.primitive_row(a, xi - g[j, 0])
                     pieces = [part for piece in pieces for part in _split(piece, row, backend)]
     children = []
     for piece in pieces:
@@ -183,15 +182,6 @@ def _refine_cell(cell: _Cell, layer: _ExactLayer, backend: str) -> list[_Cell]:
         pattern = piece.pattern if layer.activation.is_linear else piece.pattern + tuple(chosen)
         children.append(piece.with_pattern(pattern, M, c))
     return children
-
-
-def _primitive(a: list, c) -> Row:
-    """The row ``a . t <= c`` (FLINT rationals) as coprime integers."""
-    values = a + [c]
-    scale = math.lcm(*(int(v.q) for v in values))
-    integers = [int(v.p) * (scale // int(v.q)) for v in values]
-    divisor = math.gcd(*integers) or 1
-    return tuple(v // divisor for v in integers)
 
 
 def _split(cell: _Cell, row: Row, backend: str) -> list[_Cell]:
