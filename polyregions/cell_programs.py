@@ -13,6 +13,7 @@ certified programs of :mod:`polyregions.lp` decide.
 from __future__ import annotations
 
 import math
+import operator
 from fractions import Fraction
 from typing import Sequence
 
@@ -51,7 +52,7 @@ def negated(row: Row) -> Row:
 
 def value(row: Row, point: Point) -> int:
     """``w (a . x - c)`` for the point ``x = X / w``: its sign is the point's side of the row."""
-    return sum(r * p for r, p in zip(row, point[:-1])) - row[-1] * point[-1]
+    return sum(map(operator.mul, row, point)) - 2 * row[-1] * point[-1]  # the sum counted + c w once
 
 
 def homogeneous(x: Sequence[Fraction]) -> Point:
@@ -96,11 +97,22 @@ def strictly_inside(rows: Sequence[Row], point: Point) -> bool:
 
 def toward(inside: Point, target: Point, row: Row, share: Fraction) -> Point:
     """The point of the segment from ``inside`` to ``target`` where ``row``'s value ``a . x - c`` is ``share``
-    times its value at ``target`` (the value at ``inside`` differing from it)."""
-    x, y = to_fractions(inside), to_fractions(target)
-    at_x, at_y = Fraction(value(row, inside), inside[-1]), Fraction(value(row, target), target[-1])
-    step = (share * at_y - at_x) / (at_y - at_x)
-    return homogeneous([xi + step * (yi - xi) for xi, yi in zip(x, y)])
+    times its value at ``target`` (the value at ``inside`` differing from it).
+
+    >>> toward((0, 0, 1), (4, 2, 1), (1, 0, 1), Fraction(1, 2))  # x - 1 goes from -1 to 3; 3/2 at (5/2, 5/4)
+    (10, 5, 4)
+    """
+    w, v = inside[-1], target[-1]
+    at_inside, at_target = value(row, inside), value(row, target)  # w and v times the values
+    # The step along the segment is numerator / denominator.
+    numerator = share.numerator * at_target * w - share.denominator * at_inside * v
+    denominator = share.denominator * (at_target * w - at_inside * v)
+    point = [(denominator - numerator) * v * x + numerator * w * y for x, y in zip(inside[:-1], target[:-1])]
+    point.append(denominator * w * v)
+    divisor = math.gcd(*point)
+    if point[-1] < 0:
+        divisor = -divisor
+    return tuple(p // divisor for p in point)
 
 
 def exit_point(rows: Sequence[Row], inside: Point, direction: Sequence[int]) -> tuple[list[int], Point] | None:
