@@ -192,20 +192,28 @@ def _bounded_by_multipliers(rows: Sequence[Row], duals: np.ndarray, row: Row) ->
     support = positive[np.argsort(-duals[positive], kind="stable")][:k].tolist()
     if not support:
         return False
-    # Solve sum_i y_i a_i = a for y on the support: columns a_i, then the target column.
-    system = fmpq_mat(k, len(support) + 1, [v for j in range(k) for v in
-                                            [rows[i][j] for i in support] + [row[j]]])
-    reduced, rank = system.rref()
-    y = [Fraction(0)] * len(support)
-    for r in range(rank):
-        pivot = next(j for j in range(len(support) + 1) if reduced[r, j] != 0)
-        if pivot == len(support):
-            return False  # a is not in the span of the support's rows
-        entry = reduced[r, len(support)]
-        y[pivot] = Fraction(int(entry.p), int(entry.q))
-    if any(v < 0 for v in y):
+    y = _multipliers([rows[i][:-1] for i in support], row[:-1])
+    if y is None or any(v < 0 for v in y):
         return False
     return sum(v * rows[i][-1] for v, i in zip(y, support)) <= row[-1]
+
+
+def _multipliers(normals: list[Row], target: Sequence[int]) -> list | None:
+    """Exact ``y`` (FLINT rationals) with ``sum_i y_i normals_i == target``, or None when there is none."""
+    k, s = len(target), len(normals)
+    if s == k:  # the usual vertex: a square system
+        try:
+            return fmpq_mat(k, k, [n[j] for j in range(k) for n in normals]).solve(fmpq_mat(k, 1, target)).entries()
+        except ZeroDivisionError:
+            pass  # singular: the echelon form below decides
+    reduced, rank = fmpq_mat(k, s + 1, [v for j in range(k) for v in [n[j] for n in normals] + [target[j]]]).rref()
+    y = [0] * s
+    for r in range(rank):
+        pivot = next(j for j in range(s + 1) if reduced[r, j] != 0)
+        if pivot == s:
+            return None  # the target is not in the span of the normals
+        y[pivot] = reduced[r, s]
+    return y
 
 
 def _decided_exactly(rows: Sequence[Row], inside: Point, row: Row, backend: str) -> Point | None:
