@@ -52,7 +52,7 @@ def negated(row: Row) -> Row:
 
 def value(row: Row, point: Point) -> int:
     """``w (a . x - c)`` for the point ``x = X / w``: its sign is the point's side of the row."""
-    return sum(map(operator.mul, row, point)) - 2 * row[-1] * point[-1]  # the sum counted + c w once
+    return sum(map(operator.mul, row, point)) - 2 * row[-1] * point[-1]  # the sum is a . X + c w
 
 
 def homogeneous(x: Sequence[Fraction]) -> Point:
