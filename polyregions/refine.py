@@ -203,11 +203,12 @@ def _split(cell: _Cell, row: Row, backend: str) -> list[_Cell]:
         # Between two interior points of the cell, on the hyperplane: inside the cell, on the new facet.
         crossing = cp.toward(below, above, row, _ZERO)
     sides = [cp.value(row, q) if q is not None else 0 for q in cell.facet_points]
-    return [_irredundant(cell.cut(row, below, tuple(q if s < 0 else None for q, s in zip(cell.facet_points, sides))
-                                  + (crossing,)), backend),
-            _irredundant(cell.cut(cp.negated(row), above,
-                                  tuple(q if s > 0 else None for q, s in zip(cell.facet_points, sides))
-                                  + (crossing,)), backend)]
+
+    def part(bounding: Row, point: Point, sign: int) -> _Cell:
+        # Facet points strictly on this side stay facet points; the others may have gone with the other side.
+        kept = tuple(q if s * sign > 0 else None for q, s in zip(cell.facet_points, sides))
+        return _irredundant(cell.cut(bounding, point, kept + (crossing,)), backend)
+    return [part(row, below, -1), part(cp.negated(row), above, 1)]
 
 
 def _far_point(cell: _Cell, far: Row, backend: str) -> Optional[Point]:
