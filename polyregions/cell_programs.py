@@ -126,7 +126,7 @@ def exit_point(rows: Sequence[Row], inside: Point, direction: Sequence[int]) -> 
     best: list[int] = []
     best_slack = best_speed = 0
     for j, row in enumerate(rows):
-        speed = sum(a * d for a, d in zip(row, direction))
+        speed = sum(map(operator.mul, row, direction))  # map stops at the shorter: c is left out
         if speed <= 0:
             continue
         slack = -value(row, inside)

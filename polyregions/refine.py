@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, replace
+from functools import partial
 from fractions import Fraction
 from typing import TYPE_CHECKING, Optional
 
@@ -113,11 +114,15 @@ def refine(network: "Network", domain: "Domain", *, backend: str = "highs", prog
             for layer in layers:
                 cells = _refined(cells, [layer], backend)
                 bar.update(1)
-    regions = [Region(cell.pattern, tuple(tuple(Fraction(v) for v in row[:-1]) for row in cell.rows),
-                      tuple(Fraction(row[-1]) for row in cell.rows), cp.to_fractions(cell.point), net)
-               for cell in cells]
+    regions = [Region.deferred(cell.pattern, net, partial(_geometry, cell.rows, cell.point)) for cell in cells]
     adjacency = _adjacency(cells, regions, net, backend)
     return sorted_complex(network, domain, regions, adjacency, exact=True, engine="lp")
+
+
+def _geometry(rows: tuple[Row, ...], point: Point):
+    """A region's ``A``, ``b`` and interior point as fractions (built when first asked for)."""
+    return (tuple(tuple(Fraction(v) for v in row[:-1]) for row in rows), tuple(Fraction(row[-1]) for row in rows),
+            cp.to_fractions(point))
 
 
 def _refined(cells: list[_Cell], layers, backend: str) -> list[_Cell]:
