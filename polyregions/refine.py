@@ -290,17 +290,21 @@ def _adjacency(cells: list[_Cell], regions: list[Region], net: "Network", backen
             plane, side = planes[cell.pattern][i]
             by_plane.setdefault(plane, []).append((cell, region, side))
             found.append((cell, region, i, plane, side))
-    float_net = _FloatPatterns(net)
+    guesses = _FloatPatterns(net).patterns_beyond([cell.facet_points[i] for cell, _, i, _, _ in found],
+                                                  [cell.rows[i] for cell, _, i, _, _ in found])
     edges = set()
-    for cell, region, i, plane, side in found:
+    for (cell, region, i, plane, side), float_guess in zip(found, guesses):
         q = cell.facet_points[i]
         proved = False
-        # A cheap float guess first, then the exact lexicographic one; either must still be proved.
-        for guess in (lambda: float_net.pattern_beyond(q, cell.rows[i]),
-                      lambda: net.pattern_toward(cp.to_fractions(q), region.A[i])):
+        # The float guess first, then the exact lexicographic one; either must still be proved.
+        for guess in (lambda: float_guess, lambda: net.pattern_toward(cp.to_fractions(q), region.A[i])):
             other = by_pattern.get(guess(), (None,))[0]
-            if other is not None and other is not cell and _touches(other, planes[other.pattern], q, plane, side):
-                edges.add(tuple(sorted((cell.pattern, other.pattern))))
+            if other is None or other is cell:
+                continue
+            pair = tuple(sorted((cell.pattern, other.pattern)))
+            # Two convex cells share at most one facet: a pair proved from the other side needs nothing more.
+            if pair in edges or _touches(other, planes[other.pattern], q, plane, side):
+                edges.add(pair)
                 proved = True
                 break
         if proved:
@@ -340,19 +344,27 @@ class _FloatPatterns:
                                 np.array([float(intercept) for _, intercept in pieces]),
                                 activation.is_linear))
 
-    def pattern_beyond(self, point: Point, row: Row) -> tuple[int, ...]:
-        """The pattern just beyond a point (homogeneous) of the row's hyperplane, outside its half-space."""
-        x = np.array([v / point[-1] for v in point[:-1]])
-        d = np.array([float(v) for v in row[:-1]])
-        x = x + d * (1e-9 * max(1.0, float(np.abs(x).max())) / max(float(np.abs(d).max()), 1e-300))
-        pattern: list[int] = []
-        for W, bias, breakpoints, slopes, intercepts, is_linear in self.layers:
-            z = W @ x + bias
-            pieces = np.searchsorted(breakpoints, z, side="left")
-            x = slopes[pieces] * z + intercepts[pieces]
-            if not is_linear:
-                pattern.extend(pieces.tolist())
-        return tuple(pattern)
+    def patterns_beyond(self, points: list[Point], rows: list[Row], chunk: int = 65536) -> list:
+        """The pattern just beyond each point (homogeneous) of its row's hyperplane, outside the row's half-space
+        (None for all when the numbers leave the double range)."""
+        patterns: list = []
+        for start in range(0, len(points), chunk):
+            try:
+                x = np.array([[v / p[-1] for v in p[:-1]] for p in points[start:start + chunk]])
+                d = np.array([r[:-1] for r in rows[start:start + chunk]], dtype=float)
+            except OverflowError:
+                return [None] * len(points)
+            step = 1e-9 * np.maximum(1.0, np.abs(x).max(axis=1)) / np.maximum(np.abs(d).max(axis=1), 1e-300)
+            x = x + d * step[:, None]
+            columns = []
+            for W, bias, breakpoints, slopes, intercepts, is_linear in self.layers:
+                z = x @ W.T + bias
+                pieces = np.searchsorted(breakpoints, z, side="left")
+                x = slopes[pieces] * z + intercepts[pieces]
+                if not is_linear:
+                    columns.append(pieces)
+            patterns.extend(map(tuple, np.hstack(columns).tolist()) if columns else [()] * len(x))
+        return patterns
 
 
 def _share_facet(region: Region, other: Region, row: int, backend: str) -> bool:
