@@ -55,8 +55,6 @@ class Region:
     (True, (((Fraction(1, 1),),), (Fraction(0, 1),)))
     """
 
-    __slots__ = ("pattern", "network", "_geometry", "__dict__")
-
     def __init__(self, pattern: tuple[int, ...], A: Matrix, b: Vector, interior_point: Vector,
                  network: "Network"):
         geometry = (A, b, interior_point)
