@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from ..linalg import Matrix, Vector
     from .arrangement import Arrangement
 
-__all__ = ["Flat", "IntersectionPoset", "intersection_poset", "poset_of_rows"]
+__all__ = ["Flat", "IntersectionPoset", "intersection_poset", "poset_of_rows", "polynomial_text"]
 
 
 @dataclass(frozen=True)
@@ -282,3 +282,40 @@ def intersection_poset(arrangement: "Arrangement") -> IntersectionPoset:
     (1, -3, 3, -1)
     """
     return arrangement.poset
+
+
+_SUPERSCRIPTS = str.maketrans("0123456789", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+
+
+def polynomial_text(coefficients, *, pretty: bool = False) -> str:
+    """A polynomial in ``t`` from its coefficients (highest degree first), as plain text or, with ``pretty``,
+    with superscript powers and a true minus sign.
+
+    >>> polynomial_text([1, -3, 2]), polynomial_text([1, -3, 2], pretty=True)
+    ('t^2 - 3*t + 2', 't\u00b2 \u2212 3t + 2')
+    """
+    minus = "\u2212" if pretty else "-"
+    degree = len(coefficients) - 1
+    terms = []
+    for k, c in enumerate(coefficients):
+        if c == 0:
+            continue
+        power = degree - k
+        if power == 0:
+            body = ""
+        elif power == 1:
+            body = "t"
+        else:
+            body = "t" + (str(power).translate(_SUPERSCRIPTS) if pretty else f"^{power}")
+        magnitude = abs(c)
+        if not body:
+            text = str(magnitude)
+        elif magnitude == 1:
+            text = body
+        else:
+            text = f"{magnitude}{'' if pretty else '*'}{body}"
+        terms.append((minus if c < 0 else "+", text))
+    if not terms:
+        return "0"
+    sign, first = terms[0]
+    return (minus if sign == minus else "") + first + "".join(f" {s} {t}" for s, t in terms[1:])

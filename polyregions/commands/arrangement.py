@@ -40,31 +40,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _polynomial(coefficients: list[int], variable: str = "t") -> str:
-    degree = len(coefficients) - 1
-    terms = []
-    for k, c in enumerate(coefficients):
-        if c == 0:
-            continue
-        power = degree - k
-        body = "" if power == 0 else (variable if power == 1 else f"{variable}^{power}")
-        magnitude = abs(c)
-        text = str(magnitude) if not body else (body if magnitude == 1 else f"{magnitude}*{body}")
-        sign = "-" if c < 0 else "+"
-        terms.append((sign, text))
-    if not terms:
-        return "0"
-    first_sign, first = terms[0]
-    return (("-" if first_sign == "-" else "") + first + "".join(f" {s} {t}" for s, t in terms[1:]))
-
-
 def _readable(summary: dict, source: str) -> str:
+    from ..arrangements.poset import polynomial_text
+
     lines = [
         f"{source}: {summary['hyperplanes']} distinct hyperplanes in R^{summary['dimension']}, rank {summary['rank']}"
         f"{', central' if summary['central'] else ''}{', essential' if summary['essential'] else ''}",
         f"  regions:                   {summary['regions']}",
         f"  relatively bounded:        {summary['bounded_regions']}",
-        f"  characteristic polynomial: {_polynomial(summary['characteristic_polynomial'])}",
+        f"  characteristic polynomial: {polynomial_text(summary['characteristic_polynomial'])}",
     ]
     if summary["face_vector"] is not None:
         lines.append(f"  faces of dimension 0..{summary['dimension']}: {summary['face_vector']}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Sequence
 
+from ..arrangements.poset import polynomial_text
 from ..errors import InvalidInputError
 from .polygons import Polygon, clip, default_window, polygon_from_inequalities, window_polygon
 
@@ -292,23 +293,8 @@ def plot_poset(source: "Arrangement | IntersectionPoset", *, ax: Any = None, mob
         ax.spines[side].set_visible(False)
     if title is None:
         chi = poset.characteristic_polynomial()
-        title = f"intersection poset: {len(poset)} flats, \u03c7(t) = {_polynomial(chi)}"
+        title = f"intersection poset: {len(poset)} flats, \u03c7(t) = {polynomial_text(chi, pretty=True)}"
     ax.set_title(title, fontsize=fontsize + 1)
     return ax
 
 
-def _polynomial(coefficients: Sequence[int]) -> str:
-    degree = len(coefficients) - 1
-    terms = []
-    for k, c in enumerate(coefficients):
-        if c == 0:
-            continue
-        power = degree - k
-        body = "" if power == 0 else ("t" if power == 1 else f"t{_superscript(power)}")
-        magnitude = abs(c)
-        text = str(magnitude) if not body or magnitude != 1 else ""
-        terms.append(("\u2212" if c < 0 else "+", text + body))
-    if not terms:
-        return "0"
-    sign, first = terms[0]
-    return ("\u2212" if sign == "\u2212" else "") + first + "".join(f" {s} {t}" for s, t in terms[1:])
