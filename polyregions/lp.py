@@ -268,7 +268,9 @@ def highs_maximize(c_f: np.ndarray, A_f: np.ndarray, b_f: np.ndarray) -> tuple[s
 
     solver = getattr(_SOLVERS, "highs", None)
     if solver is None:
-        solver = _SOLVERS.highs = highspy.Highs()
+        # The compiled solver under highspy's Highs: the Python class turns on callbacks in its constructor,
+        # which writes HiGHS's banner to standard output before output_flag can be switched off.
+        solver = _SOLVERS.highs = highspy.Highs.__bases__[0]()
         solver.setOptionValue("output_flag", False)
         solver.setOptionValue("presolve", "off")
         solver.setOptionValue("simplex_strategy", 4)  # primal

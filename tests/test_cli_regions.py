@@ -105,3 +105,13 @@ def test_demo_checks_pass(capsys):
     assert main(["demo", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert all(report["checks"].values())
+
+
+@pytest.mark.parametrize("engine", ["lp", "mesh"])
+def test_json_output_is_one_line_even_when_the_lp_solver_starts(tmp_path, engine):
+    # Regression: the LP solver's version banner reached standard output before the JSON object.
+    path = _write(tmp_path, "net.json", NET)
+    done = subprocess.run([sys.executable, "-m", "polyregions", "regions", path, "--box", "-1,1", "--json",
+                           "--engine", engine], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.count("\n") == 1
+    assert json.loads(done.stdout)["activation_regions"] == 7
