@@ -1,9 +1,11 @@
-"""LP-certified layerwise refinement: exact activation regions in any dimension.
+"""Layerwise refinement: exact activation regions in any dimension.
 
 Each region of layer l-1 carries the affine map ``t -> M t + c`` of the layer's input on it; the next layer's
 neurons pulled back through that map are hyperplanes, and every hyperplane that meets the region's interior
-splits it. Whether it meets the interior is decided exactly, never by a tolerance: by an exact witness on the
-far side, or by a certified linear program (:mod:`polyregions.cell_programs`).
+splits it. Whether it meets the interior is decided exactly, never by a tolerance. In a bounded domain of
+dimension up to ``VERTEX_DIMENSION`` every cell carries its vertices and edges (:mod:`polyregions.cell_vertices`):
+the signs of the vertices decide, and a cut updates them, with no linear program. Otherwise an exact witness on
+the far side or a certified linear program decides (:mod:`polyregions.cell_programs`).
 
 Cells remember, for their rows, points of the row's hyperplane where every other row holds strictly (*facet
 points*). A split hands each facet point to the side that holds it strictly and gives the new row the point
@@ -23,7 +25,9 @@ import numpy as np
 from flint import fmpq, fmpq_mat
 
 from . import cell_programs as cp
+from . import cell_vertices as cv
 from .cell_programs import Point, Row
+from .cell_vertices import CellVertices
 from .errors import CertificateError, InvalidInputError
 from .lp import strict_point
 from .progress import progress_bar
@@ -37,6 +41,9 @@ __all__ = ["refine"]
 
 _ZERO = Fraction(0)
 _HALF = Fraction(1, 2)
+# Bounded cells of domains up to this dimension are cut through their vertices (a box has 2^k of them).
+VERTEX_DIMENSION = 8
+VERTEX_LIMIT = 4096
 
 
 @dataclass(frozen=True)
@@ -49,6 +56,7 @@ class _Cell:
     c: fmpq_mat                   # (a column)
     facet_points: tuple[Optional[Point], ...]  # per row: a point of its hyperplane, every other row strict
     domain_rows: int              # the first rows are the domain's; every later row is a facet with its point
+    vertices: Optional[CellVertices] = None  # a bounded cell's vertices, cut instead of solving programs
 
     def cut(self, row: Row, point: Point, facet_points) -> "_Cell":
         """The part of the cell where ``row`` holds, with an interior point and the facet points it keeps."""
@@ -58,22 +66,22 @@ class _Cell:
                      self.domain_rows)
 
     def with_pattern(self, pattern: tuple[int, ...], M: fmpq_mat, c: fmpq_mat) -> "_Cell":
-        return _Cell(self.rows, self.floats, self.point, pattern, M, c, self.facet_points, self.domain_rows)
+        return replace(self, pattern=pattern, M=M, c=c)
 
     def __reduce__(self):
         # FLINT matrices do not pickle: they travel to worker processes as integer pairs.
         return _rebuilt_cell, (self.rows, self.floats, self.point, self.pattern, _plain(self.M), _plain(self.c),
-                               self.facet_points, self.domain_rows)
+                               self.facet_points, self.domain_rows, self.vertices)
 
 
 def _plain(matrix: fmpq_mat) -> tuple[int, int, list[tuple[int, int]]]:
     return matrix.nrows(), matrix.ncols(), [(int(v.p), int(v.q)) for v in matrix.entries()]
 
 
-def _rebuilt_cell(rows, floats, point, pattern, M, c, facet_points, domain_rows) -> _Cell:
+def _rebuilt_cell(rows, floats, point, pattern, M, c, facet_points, domain_rows, vertices) -> _Cell:
     def matrix(n, k, entries):
         return fmpq_mat(n, k, [fmpq(p, q) for p, q in entries])
-    return _Cell(rows, floats, point, pattern, matrix(*M), matrix(*c), facet_points, domain_rows)
+    return _Cell(rows, floats, point, pattern, matrix(*M), matrix(*c), facet_points, domain_rows, vertices)
 
 
 def refine(network: "Network", domain: "Domain", *, backend: str = "highs", progress: bool = False,
@@ -81,7 +89,9 @@ def refine(network: "Network", domain: "Domain", *, backend: str = "highs", prog
     """Enumerate the activation regions of ``network`` in ``domain`` exactly, in any dimension.
 
     With ``workers > 1``, the regions of the first layer are refined through the later layers in that many
-    processes (they refine independently); the complex is the same.
+    processes (they refine independently); the complex is the same. Bounded domains of dimension up to
+    ``VERTEX_DIMENSION`` are cut through the cells' vertices, others through certified linear programs
+    (``backend`` names the solver); both decide every question exactly and give the same complex.
 
     Examples
     --------
@@ -103,7 +113,8 @@ def refine(network: "Network", domain: "Domain", *, backend: str = "highs", prog
     whole = _Cell(rows, cp.float_rows(rows, k), cp.homogeneous(domain.region.interior_point()), (), identity,
                   fmpq_mat(k, 1), (None,) * len(rows), 0)
     start = _irredundant(whole, backend)
-    cells = [replace(start, domain_rows=len(start.rows))]
+    vertices = cv.cell_vertices(start.rows, k, limit=VERTEX_LIMIT) if 0 < k <= VERTEX_DIMENSION else None
+    cells = [replace(start, domain_rows=len(start.rows), vertices=vertices)]
     layers = net.layers
     with progress_bar(total=len(layers), desc="layers", enabled=progress) as bar:
         if workers > 1 and len(layers) > 1:
@@ -114,6 +125,7 @@ def refine(network: "Network", domain: "Domain", *, backend: str = "highs", prog
             for layer in layers:
                 cells = _refined(cells, [layer], backend)
                 bar.update(1)
+    cells = [_with_facet_points(cell) if cell.vertices is not None else cell for cell in cells]
     regions = [Region.deferred(cell.pattern, net, partial(_geometry, cell.rows, cell.point)) for cell in cells]
     adjacency = _adjacency(cells, regions, net, backend)
     return sorted_complex(network, domain, regions, adjacency, exact=True, engine="lp")
@@ -191,6 +203,8 @@ def _refine_cell(cell: _Cell, layer: _ExactLayer, backend: str) -> list[_Cell]:
 
 def _split(cell: _Cell, row: Row, backend: str) -> list[_Cell]:
     """The non-empty open parts of ``cell`` below and above the hyperplane of ``row``."""
+    if cell.vertices is not None:
+        return _split_by_vertices(cell, row)
     side = cp.value(row, cell.point)
     if side == 0:
         # The hyperplane passes through an interior point, so both open sides are non-empty.
@@ -214,6 +228,48 @@ def _split(cell: _Cell, row: Row, backend: str) -> list[_Cell]:
         kept = tuple(q if s * sign > 0 else None for q, s in zip(cell.facet_points, sides))
         return _irredundant(cell.cut(bounding, point, kept + (crossing,)), backend)
     return [part(row, below, -1), part(cp.negated(row), above, 1)]
+
+
+def _split_by_vertices(cell: _Cell, row: Row) -> list[_Cell]:
+    """``_split`` read off the signs of the cell's vertices: both parts are non-empty exactly when vertices lie
+    strictly on both sides. Facet points follow the parts as in ``_split``; those lost are found again at the
+    end (``_with_facet_points``)."""
+    signs = cv.vertex_signs(cell.vertices, row)
+    if not (signs < 0).any() or not (signs > 0).any():
+        return [cell]
+    side = cp.value(row, cell.point)
+    inside = {}
+    for sign, bounding in ((-1, row), (1, cp.negated(row))):
+        inside[sign] = cell.point
+        if side * sign <= 0:
+            # Halfway (in the row's value) toward a vertex strictly on this side: strictly inside the part.
+            target = cell.vertices.points[int(np.flatnonzero(signs == sign)[0])]
+            inside[sign] = cp.shortened(cell.rows, cp.negated(bounding), cp.toward(cell.point, target, row, _HALF))
+    crossing = cp.toward(inside[-1], inside[1], row, _ZERO)
+    sides = [cp.value(row, q) if q is not None else 0 for q in cell.facet_points]
+    parts = []
+    for sign, bounding, (vertices, facets) in zip((-1, 1), (row, cp.negated(row)),
+                                                   cv.cut(cell.vertices, row, signs, len(row) - 1)):
+        keep = facets.tolist()
+        rows = tuple(r for r, facet in zip(cell.rows, keep) if facet) + (bounding,)
+        domain_rows = sum(keep[:cell.domain_rows])
+        points = [q if s * sign > 0 else None for q, s, facet in zip(cell.facet_points, sides, keep) if facet]
+        points.append(crossing)
+        parts.append(_Cell(rows, None, inside[sign], cell.pattern, cell.M, cell.c, tuple(points), domain_rows,
+                           vertices))
+    return parts
+
+
+def _with_facet_points(cell: _Cell) -> _Cell:
+    """The cell with a point on every facet after the domain's: the centroid of its vertices where the cuts
+    left none (computed only for the final cells, which alone need them)."""
+    missing = [i for i in range(cell.domain_rows, len(cell.rows)) if cell.facet_points[i] is None]
+    if not missing:
+        return cell
+    points = list(cell.facet_points)
+    for i, point in zip(missing, cv.facet_points(cell.vertices, cell.rows, missing)):
+        points[i] = point
+    return replace(cell, facet_points=tuple(points))
 
 
 def _far_point(cell: _Cell, far: Row, backend: str) -> Optional[Point]:
@@ -261,8 +317,9 @@ def _irredundant(cell: _Cell, backend: str) -> _Cell:
             keep = others
         else:
             points[i] = cp.toward(cell.point, beyond, cell.rows[i], _ZERO)
-    return _Cell(tuple(cell.rows[j] for j in keep), None if cell.floats is None else cell.floats[keep], cell.point,
-                 cell.pattern, cell.M, cell.c, tuple(points[j] for j in keep), cell.domain_rows)
+    return replace(cell, rows=tuple(cell.rows[j] for j in keep),
+                   floats=None if cell.floats is None else cell.floats[keep],
+                   facet_points=tuple(points[j] for j in keep))
 
 
 def _plane(row: Row) -> tuple[Row, int]:

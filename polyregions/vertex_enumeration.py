@@ -39,6 +39,8 @@ __all__ = [
     "cone_generators",
     "enumerate_vertices",
     "enumerate_facets",
+    "scaled_floats",
+    "dot_error_bound",
 ]
 
 #: Strategies for the order in which the double description method adds rows.
@@ -151,7 +153,7 @@ def _float_row(ints: Sequence[int]) -> list[float]:
     return [math.ldexp(float(v >> shift), -64) for v in ints]
 
 
-def _float_rows(rows: list[tuple[int, ...]]) -> np.ndarray:
+def scaled_floats(rows: Sequence[Sequence[int]]) -> np.ndarray:
     """:func:`_float_row` for many rows at once (the same guarantee; numpy rounds each integer correctly)."""
     try:
         values = np.array(rows, dtype=float)
@@ -161,7 +163,7 @@ def _float_rows(rows: list[tuple[int, ...]]) -> np.ndarray:
     return np.ldexp(values, -exponents[:, None])
 
 
-def _error_bound(n: int) -> float:
+def dot_error_bound(n: int) -> float:
     """A proven bound on |fl(h_f . r_f) - h.r / scale| for rows from :func:`_float_row` of length n.
 
     Entry errors contribute at most 2 n 2**-52 (entries below 1 in absolute value), the rounding of the
@@ -220,7 +222,7 @@ class _Rays:
         self.exact.extend(rays)
         self.adjacent.extend(set() for _ in rays)
         if rays:
-            self.floats[start:stop] = _float_rows(rays)
+            self.floats[start:stop] = scaled_floats(rays)
         self.words[start:stop] = words
         self.counts[start:stop] = _popcount(words).sum(axis=1, dtype=np.int64)
         self.alive[start:stop] = True
@@ -264,7 +266,7 @@ def _pointed_extreme_rays(H: list[tuple[int, ...]], n: int, order: str, seed: in
     ids = store.extend(_inverse_columns([H[i] for i in basis], n), words)
     store.connect((int(u), int(v)) for u in ids for v in ids if u < v)  # a simplicial cone: all pairs adjacent
     H_float = np.array([_float_row(h) for h in H])
-    bound = _error_bound(n)
+    bound = dot_error_bound(n)
     chosen = set(basis)
     for k in (i for i in sequence if i not in chosen):
         _add_row(k, H[k], H_float[k], store, bound)

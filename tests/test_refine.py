@@ -2,6 +2,8 @@ import itertools
 import math
 from fractions import Fraction
 
+from unittest import mock
+
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -10,6 +12,7 @@ from polyregions import activations as act  # noqa: E402
 from polyregions import domain as dom  # noqa: E402
 from polyregions.linalg import dot  # noqa: E402
 from polyregions.network import Network  # noqa: E402
+from polyregions import refine as refine_module  # noqa: E402
 from polyregions.refine import refine  # noqa: E402
 
 from region_oracle import brute_force_patterns  # noqa: E402
@@ -32,15 +35,15 @@ def test_one_generic_layer_over_all_of_space_gives_the_zaslavsky_count(n_inputs,
     assert len(result) == sum(math.comb(n_neurons, i) for i in range(n_inputs + 1))
 
 
-def _tiny_networks():
+def _tiny_networks(input_dims=(1, 2), max_width=3):
     activation = st.sampled_from([act.relu(), act.hardtanh(), act.leaky_relu(Fraction(1, 4)),
                                   act.piecewise_linear([-1, 0, 2], [1, -1, 2, 0], 0)])
     entry = st.integers(-2, 2).map(Fraction)
 
     @st.composite
     def build(draw):
-        n0 = draw(st.integers(1, 2))
-        widths = draw(st.lists(st.integers(1, 3), min_size=1, max_size=2))
+        n0 = draw(st.sampled_from(input_dims))
+        widths = draw(st.lists(st.integers(1, max_width), min_size=1, max_size=2))
         layers, fan_in = [], n0
         for width in widths:
             weight = draw(st.lists(st.lists(entry, min_size=fan_in, max_size=fan_in), min_size=width, max_size=width))
@@ -55,6 +58,29 @@ def _tiny_networks():
 @settings(max_examples=25, deadline=None)
 @given(_tiny_networks())
 def test_refinement_agrees_with_the_brute_force_oracle_on_degenerate_networks(net):
+    _check_against_the_oracle(net)
+
+
+@settings(max_examples=20, deadline=None)
+@given(_tiny_networks(input_dims=(3,), max_width=2))
+def test_refinement_in_three_dimensions_agrees_with_the_brute_force_oracle(net):
+    _check_against_the_oracle(net)
+
+
+@settings(max_examples=20, deadline=None)
+@given(_tiny_networks(input_dims=(2, 3, 4)))
+def test_vertex_cuts_and_certified_programs_give_the_same_complex(net):
+    box = dom.box([-3] * net.input_dim, [3] * net.input_dim)
+    by_vertices = refine(net, box)
+    with mock.patch.object(refine_module, "VERTEX_DIMENSION", 0):
+        by_programs = refine(net, box)
+    assert [r.pattern for r in by_vertices.regions] == [r.pattern for r in by_programs.regions]
+    assert by_vertices.adjacency == by_programs.adjacency
+    for region, twin in zip(by_vertices.regions, by_programs.regions):
+        assert region.polytope.equals(twin.polytope)
+
+
+def _check_against_the_oracle(net):
     box = dom.box([-3] * net.input_dim, [3] * net.input_dim)
     result = refine(net, box)
     patterns = [r.pattern for r in result.regions]

@@ -1,0 +1,130 @@
+import itertools
+from fractions import Fraction
+import numpy as np
+import pytest
+from flint import fmpz_mat
+from hypothesis import given, settings, strategies as st
+
+from polyregions import cell_vertices as cv
+from polyregions.cell_programs import homogeneous, negated, strictly_inside, value
+from polyregions.vertex_enumeration import enumerate_vertices
+
+
+def _cube(k, half=1):
+    return [tuple(half * (i == j) if s > 0 else -half * (i == j) for j in range(k)) + (half * half,)
+            for i in range(k) for s in (1, -1)]
+
+
+def _rank(points):
+    return fmpz_mat([list(p) for p in points]).rank() if points else 0
+
+
+def _check_against_enumeration(cell, rows, k):
+    """The cell's vertices, tight sets and edges are those of the polytope of ``rows`` (exact, brute force):
+    every row is a facet, and two vertices are adjacent exactly when their common tight rows have rank k - 1."""
+    found = enumerate_vertices([r[:-1] for r in rows], [r[-1] for r in rows], dim=k)
+    expected = {homogeneous(p): on for p, on in zip(found.points, found.point_rows)}
+    assert len(cell.points) == len(set(cell.points)) == len(expected)
+    for v, point in enumerate(cell.points):
+        assert set(np.flatnonzero(cell.tight[v]).tolist()) == expected[point]
+        assert all(value(row, point) <= 0 for row in rows)
+    for i in range(len(rows)):
+        assert _rank([cell.points[v] for v in np.flatnonzero(cell.tight[:, i])]) == k  # a facet
+    edges = {tuple(sorted(e)) for e in cell.edges.tolist()}
+    assert len(edges) == len(cell.edges)
+    for u, v in itertools.combinations(range(len(cell.points)), 2):
+        common = [rows[i][:-1] for i in np.flatnonzero(cell.tight[u] & cell.tight[v])]
+        assert ((u, v) in edges) == (_rank(common) == k - 1)
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 5])
+def test_the_cube_has_two_to_the_k_vertices_and_k_two_to_the_k_minus_one_edges(k):
+    cell = cv.cell_vertices(_cube(k), k, limit=1000)
+    assert len(cell.points) == 2 ** k and len(cell.edges) == k * 2 ** (k - 1)
+    _check_against_enumeration(cell, _cube(k), k)
+
+
+def test_unbounded_cells_and_too_many_vertices_give_none():
+    assert cv.cell_vertices([(1, 0, 1), (0, 1, 1)], 2, limit=100) is None
+    assert cv.cell_vertices(_cube(4), 4, limit=15) is None
+
+
+def test_a_plane_through_the_cube_center_cuts_a_hexagon():
+    cell = cv.cell_vertices(_cube(3), 3, limit=100)
+    row = (1, 1, 1, 0)
+    (below, below_facets), (above, above_facets) = cv.cut(cell, row, cv.vertex_signs(cell, row), 3)
+    for part, facets in ((below, below_facets), (above, above_facets)):
+        # Four cube corners and the six points of the hexagon; V - E + F = 2 with three whole and three cut
+        # squares and the hexagon.
+        assert len(part.points) == 10 and len(part.edges) == 15 and facets.all()
+    assert np.count_nonzero(below.tight[:, -1]) == 6
+
+
+def test_a_plane_through_cube_edges_leaves_prisms_and_drops_the_facets_it_misses():
+    cell = cv.cell_vertices(_cube(3), 3, limit=100)
+    row = (1, 1, 0, 0)  # x + y <= 0 holds with equality on two vertical edges
+    signs = cv.vertex_signs(cell, row)
+    assert sorted(signs.tolist()) == [-1, -1, 0, 0, 0, 0, 1, 1]
+    (below, facets), _ = cv.cut(cell, row, signs, 3)
+    assert len(below.points) == 6 and len(below.edges) == 9
+    rows = [r for r, keep in zip(_cube(3), facets) if keep] + [row]
+    assert len(rows) == 5  # x <= 1 and y <= 1 touch the part in an edge only
+    _check_against_enumeration(below, rows, 3)
+
+
+def test_facet_points_lie_in_the_facet_relative_interior():
+    cell = cv.cell_vertices(_cube(3), 3, limit=100)
+    for i, row in enumerate(_cube(3)):
+        [point] = cv.facet_points(cell, _cube(3), [i])
+        assert value(row, point) == 0
+        assert strictly_inside([r for j, r in enumerate(_cube(3)) if j != i], point)
+
+
+@st.composite
+def _cells_and_cuts(draw):
+    k = draw(st.integers(2, 4))
+    entry = st.integers(-3, 3)
+    extra = draw(st.lists(st.tuples(*[entry] * k, st.integers(-2, 6)), max_size=4))
+    cuts = draw(st.lists(st.tuples(*[entry] * k, st.integers(-2, 2)), min_size=1, max_size=4))
+    return k, extra, cuts
+
+
+@settings(max_examples=60, deadline=None)
+@given(_cells_and_cuts())
+def test_successive_cuts_agree_with_vertex_enumeration_of_each_part(case):
+    # Small integer rows make degenerate cuts (through vertices, along facets, repeated planes) common.
+    k, extra, cuts = case
+    rows = _cube(k, half=2)
+    cell = cv.cell_vertices(rows, k, limit=10_000)
+    # Extra rows that keep the origin strictly inside shape the cell first; every cut keeps its lower part.
+    shaping = [r for r in extra if any(r[:-1]) and value(r, (0,) * k + (1,)) < 0]
+    for row in shaping + [c for c in cuts if any(c[:-1])]:
+        signs = cv.vertex_signs(cell, row)
+        if not (signs < 0).any() or not (signs > 0).any():
+            continue
+        (below, facets), (above, above_facets) = cv.cut(cell, row, signs, k)
+        below_rows = [r for r, keep in zip(rows, facets) if keep] + [row]
+        above_rows = [r for r, keep in zip(rows, above_facets) if keep] + [negated(row)]
+        _check_against_enumeration(above, above_rows, k)
+        _check_against_enumeration(below, below_rows, k)
+        cell, rows = below, below_rows
+    _check_against_enumeration(cell, rows, k)
+
+
+def test_signs_are_exact_where_the_float_filter_proves_nothing():
+    big = 2 ** 80
+    cell = cv.cell_vertices([(1, 0, big), (-1, 0, big), (0, 1, 1), (0, -1, 1)], 2, limit=10)
+    # x <= big - 1 + 1/2^60 is one part in 2^140 from passing through the vertices with x = big.
+    row = (2 ** 60, 0, (big - 1) * 2 ** 60 + 1)
+    assert sorted(cv.vertex_signs(cell, row).tolist()) == [-1, -1, 1, 1]
+    assert sorted(cv.vertex_signs(cell, (1, 0, big)).tolist()) == [-1, -1, 0, 0]
+
+
+def test_a_facet_too_thin_for_doubles_gets_its_exact_centroid():
+    # The triangle (0, 0), (1, 1/3), (1, 1/3 + 2^-70): its facet x <= 1 is far shorter than a double's spacing.
+    eps = 2 ** 70
+    rows = [(1, 0, 1), (1, -3, 0), (-(eps + 3), 3 * eps, 0)]
+    cell = cv.cell_vertices(rows, 2, limit=10)
+    [point] = cv.facet_points(cell, rows, [0])
+    assert point == homogeneous([1, Fraction(1, 3) + Fraction(1, 2 ** 71)])
+    assert value(rows[0], point) == 0 and strictly_inside(rows[1:], point)
