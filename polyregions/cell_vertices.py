@@ -19,7 +19,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .cell_programs import Point, Row, float_point, homogeneous, strictly_inside, value
+from .cell_programs import Point, Row, float_point, homogeneous, value
 from .vertex_enumeration import dot_error_bound, enumerate_vertices, scaled_floats
 
 __all__ = ["CellVertices", "cell_vertices", "vertex_signs", "cut", "facet_points"]
@@ -68,12 +68,18 @@ def cell_vertices(rows: Sequence[Row], k: int, *, limit: int) -> CellVertices | 
 
 def vertex_signs(cell: CellVertices, row: Row) -> np.ndarray:
     """The exact sign of ``a . x - c`` at every vertex (int8: -1, 0 or 1)."""
-    k = len(row) - 1
-    values = cell.floats @ scaled_floats([row[:-1] + (-row[-1],)])[0]  # the dot product is value(row, point)
+    return _signs(cell.points, cell.floats, [row])[:, 0]
+
+
+def _signs(points: Sequence[Point], floats: np.ndarray, rows: Sequence[Row]) -> np.ndarray:
+    """The exact signs of ``value(row, point)`` (points x rows, int8), from ``floats = scaled_floats(points)``
+    where the float filter proves them, exactly elsewhere."""
+    k = len(rows[0]) - 1
+    values = floats @ scaled_floats([row[:-1] + (-row[-1],) for row in rows]).T  # the dot product is value()
     signs = np.sign(values).astype(np.int8)
-    for v in np.flatnonzero(np.abs(values) <= dot_error_bound(k + 1)).tolist():
-        exact = value(row, cell.points[v])
-        signs[v] = (exact > 0) - (exact < 0)
+    for v, r in zip(*np.nonzero(np.abs(values) <= dot_error_bound(k + 1))):
+        exact = value(rows[r], points[v])
+        signs[v, r] = (exact > 0) - (exact < 0)
     return signs
 
 
@@ -88,9 +94,10 @@ def cut(cell: CellVertices, row: Row, signs: np.ndarray, k: int
     ends = cell.edges[signs[cell.edges[:, 0]] * signs[cell.edges[:, 1]] < 0]
     ends = np.where((signs[ends[:, 0]] < 0)[:, None], ends, ends[:, ::-1])  # (below, above) per crossing edge
     points = cell.points
+    values = {v: value(row, points[v]) for v in np.unique(ends).tolist()}
     new_points = []
     for u, v in ends.tolist():
-        below, above = value(row, points[u]), value(row, points[v])
+        below, above = values[u], values[v]
         # above > 0 > below: the positive combination above * u - below * v lies on the hyperplane.
         combined = [above * p - below * q for p, q in zip(points[u], points[v])]
         divisor = math.gcd(*combined)
@@ -155,13 +162,16 @@ def facet_points(cell: CellVertices, rows: Sequence[Row], wanted: Sequence[int])
     with np.errstate(all="ignore"):
         coordinates = cell.floats[:, :k] / cell.floats[:, k:]  # the scaling by powers of two cancels
         means = (cell.tight[:, wanted].T @ coordinates) / cell.tight[:, wanted].sum(axis=0)[:, None]
-    found = []
-    for i, mean in zip(wanted, means):
-        near = _on_plane(mean, rows[i]) if np.isfinite(mean).all() else None
-        if near is None or not strictly_inside([row for j, row in enumerate(rows) if j != i], near):
-            near = _centroid([cell.points[v] for v in np.flatnonzero(cell.tight[:, i]).tolist()])
-        found.append(near)
-    return found
+    near = [_on_plane(mean, rows[i]) if np.isfinite(mean).all() else None for i, mean in zip(wanted, means)]
+    # On its own row by construction; kept when strictly inside every other row, else the centroid is taken.
+    good = [t for t, point in enumerate(near) if point is not None]
+    ok = np.zeros(len(near), dtype=bool)
+    if good:
+        candidates = [near[t] for t in good]
+        own = np.arange(len(rows)) == np.array(wanted)[good][:, None]
+        ok[good] = ((_signs(candidates, scaled_floats(candidates), rows) < 0) | own).all(axis=1)
+    return [point if fine else _centroid([cell.points[v] for v in np.flatnonzero(cell.tight[:, i]).tolist()])
+            for i, point, fine in zip(wanted, near, ok.tolist())]
 
 
 def _on_plane(mean: np.ndarray, row: Row) -> Point:

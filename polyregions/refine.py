@@ -50,7 +50,7 @@ VERTEX_LIMIT = 4096  # a polytope domain with more vertices goes to the programs
 @dataclass(frozen=True)
 class _Cell:
     rows: tuple[Row, ...]
-    floats: Optional[np.ndarray]  # cp.float_rows(rows), or None beyond the double range
+    floats: Optional[np.ndarray]  # cp.float_rows(rows); None beyond the double range or when cut by vertices
     point: Point                  # strictly inside
     pattern: tuple[int, ...]
     M: fmpq_mat                   # the current layer's input is M t + c on the cell
@@ -126,7 +126,7 @@ def refine(network: "Network", domain: "Domain", *, backend: str = "highs", prog
             for layer in layers:
                 cells = _refined(cells, [layer], backend)
                 bar.update(1)
-    cells = [_with_facet_points(cell) if cell.vertices is not None else cell for cell in cells]
+            cells = [_with_facet_points(cell) for cell in cells]
     regions = [Region.deferred(cell.pattern, net, partial(_geometry, cell.rows, cell.point)) for cell in cells]
     adjacency = _adjacency(cells, regions, net, backend)
     return sorted_complex(network, domain, regions, adjacency, exact=True, engine="lp")
@@ -146,15 +146,20 @@ def _refined(cells: list[_Cell], layers, backend: str) -> list[_Cell]:
     return cells
 
 
+def _finished(cells: list[_Cell], layers, backend: str) -> list[_Cell]:
+    """``_refined``, then the facet points the final cells still lack (done where the cells are)."""
+    return [_with_facet_points(cell) for cell in _refined(cells, layers, backend)]
+
+
 def _refined_in_processes(cells: list[_Cell], layers, backend: str, workers: int, bar) -> list[_Cell]:
-    """``_refined`` on interleaved shares of the cells in worker processes; an interrupt cancels the rest."""
+    """``_finished`` on interleaved shares of the cells in worker processes; an interrupt cancels the rest."""
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     shares = [cells[i::4 * workers] for i in range(min(len(cells), 4 * workers))]
     done: list[_Cell] = []
     pool = ProcessPoolExecutor(max_workers=workers)
     try:
-        futures = [pool.submit(_refined, share, layers, backend) for share in shares]
+        futures = [pool.submit(_finished, share, layers, backend) for share in shares]
         for future in as_completed(futures):
             done.extend(future.result())
             bar.update(len(layers) / len(shares))
@@ -264,6 +269,8 @@ def _split_by_vertices(cell: _Cell, row: Row) -> list[_Cell]:
 def _with_facet_points(cell: _Cell) -> _Cell:
     """The cell with a point on every facet after the domain's: the centroid of its vertices where the cuts
     left none (computed only for the final cells, which alone need them)."""
+    if cell.vertices is None:
+        return cell  # cut by programs, which keep a point on every facet
     missing = [i for i in range(cell.domain_rows, len(cell.rows)) if cell.facet_points[i] is None]
     if not missing:
         return cell
