@@ -123,10 +123,9 @@ def refine(network: "Network", domain: "Domain", *, backend: str = "highs", prog
             bar.update(1)
             cells = _refined_in_processes(cells, layers[1:], backend, workers, bar)
         else:
-            for layer in layers:
-                cells = _refined(cells, [layer], backend)
+            for position, layer in enumerate(layers):
+                cells = (_finished if position == len(layers) - 1 else _refined)(cells, [layer], backend)
                 bar.update(1)
-            cells = [_with_facet_points(cell) for cell in cells]
     regions = [Region.deferred(cell.pattern, net, partial(_geometry, cell.rows, cell.point)) for cell in cells]
     adjacency = _adjacency(cells, regions, net, backend)
     return sorted_complex(network, domain, regions, adjacency, exact=True, engine="lp")
@@ -147,8 +146,11 @@ def _refined(cells: list[_Cell], layers, backend: str) -> list[_Cell]:
 
 
 def _finished(cells: list[_Cell], layers, backend: str) -> list[_Cell]:
-    """``_refined``, then the facet points the final cells still lack (done where the cells are)."""
-    return [_with_facet_points(cell) for cell in _refined(cells, layers, backend)]
+    """``_refined``, each final cell given the facet points it still lacks as soon as it is made (where the
+    cells are, and before the vertices of the next ones are built)."""
+    cells = _refined(cells, layers[:-1], backend)
+    last = _ExactLayer(layers[-1])
+    return [_with_facet_points(child) for cell in cells for child in _refine_cell(cell, last, backend)]
 
 
 def _refined_in_processes(cells: list[_Cell], layers, backend: str, workers: int, bar) -> list[_Cell]:
@@ -267,17 +269,16 @@ def _split_by_vertices(cell: _Cell, row: Row) -> list[_Cell]:
 
 
 def _with_facet_points(cell: _Cell) -> _Cell:
-    """The cell with a point on every facet after the domain's: the centroid of its vertices where the cuts
-    left none (computed only for the final cells, which alone need them)."""
+    """A final cell with a point on every facet after the domain's, near the centroid of its vertices where the
+    cuts left none, and without its vertices, which nothing after the cuts needs."""
     if cell.vertices is None:
         return cell  # cut by programs, which keep a point on every facet
     missing = [i for i in range(cell.domain_rows, len(cell.rows)) if cell.facet_points[i] is None]
-    if not missing:
-        return cell
     points = list(cell.facet_points)
-    for i, point in zip(missing, cv.facet_points(cell.vertices, cell.rows, missing)):
-        points[i] = point
-    return replace(cell, facet_points=tuple(points))
+    if missing:
+        for i, point in zip(missing, cv.facet_points(cell.vertices, cell.rows, missing)):
+            points[i] = point
+    return replace(cell, facet_points=tuple(points), vertices=None)
 
 
 def _far_point(cell: _Cell, far: Row, backend: str) -> Optional[Point]:
