@@ -94,6 +94,11 @@ def _check_against_the_oracle(net):
     graph = result.graph
     for i, j, neurons in result.adjacency:
         assert i < j and neurons and graph.has_edge(j, i)
+    # Brute force: two regions share a facet exactly when their closures meet in dimension k - 1.
+    k = net.input_dim
+    shared = {(i, j) for i, j in itertools.combinations(range(len(result)), 2)
+              if result.regions[i].polytope.intersection(result.regions[j].polytope).affine_dimension() == k - 1}
+    assert {(i, j) for i, j, _ in result.adjacency} == shared
     assert len(result.linear_regions) <= len(result)
 
 
