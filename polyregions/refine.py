@@ -356,14 +356,17 @@ def _adjacency(cells: list[_Cell], regions: list[Region], net: "Network", backen
             plane, side = planes[cell.pattern][i]
             by_plane.setdefault(plane, []).append((cell, region, side))
             found.append((cell, region, i, plane, side))
-    guesses = _FloatPatterns(net).patterns_beyond([cell.facet_points[i] for cell, _, i, _, _ in found],
-                                                  [cell.rows[i] for cell, _, i, _, _ in found])
+    floats = _FloatPatterns(net)
+    guesses = floats.patterns_beyond([cell.facet_points[i] for cell, _, i, _, _ in found],
+                                     [cell.rows[i] for cell, _, i, _, _ in found])
     edges = set()
     for (cell, region, i, plane, side), float_guess in zip(found, guesses):
         q = cell.facet_points[i]
         proved = False
-        # The float guess first, then the exact lexicographic one; either must still be proved.
-        for guess in (lambda: float_guess, lambda: net.pattern_toward(cp.to_fractions(q), region.A[i])):
+        # Float guesses first (the second a shorter step beyond q, for q near another neuron's boundary), then
+        # the exact lexicographic one; each must still be proved.
+        for guess in (lambda: float_guess, lambda: floats.patterns_beyond([q], [cell.rows[i]], step=1e-12)[0],
+                      lambda: net.pattern_toward(cp.to_fractions(q), region.A[i])):
             other = by_pattern.get(guess(), (None,))[0]
             if other is None or other is cell:
                 continue
@@ -410,9 +413,10 @@ class _FloatPatterns:
                                 np.array([float(intercept) for _, intercept in pieces]),
                                 activation.is_linear))
 
-    def patterns_beyond(self, points: list[Point], rows: list[Row], chunk: int = 65536) -> list:
-        """The pattern just beyond each point (homogeneous) of its row's hyperplane, outside the row's half-space
-        (None for all when the numbers leave the double range)."""
+    def patterns_beyond(self, points: list[Point], rows: list[Row], *, step: float = 1e-9,
+                        chunk: int = 65536) -> list:
+        """The pattern a step (relative to the point's size) beyond each point (homogeneous) of its row's
+        hyperplane, outside the row's half-space (None for all when the numbers leave the double range)."""
         patterns: list = []
         for start in range(0, len(points), chunk):
             try:
@@ -420,8 +424,8 @@ class _FloatPatterns:
                 d = np.array([r[:-1] for r in rows[start:start + chunk]], dtype=float)
             except OverflowError:
                 return [None] * len(points)
-            step = 1e-9 * np.maximum(1.0, np.abs(x).max(axis=1)) / np.maximum(np.abs(d).max(axis=1), 1e-300)
-            x = x + d * step[:, None]
+            length = step * np.maximum(1.0, np.abs(x).max(axis=1)) / np.maximum(np.abs(d).max(axis=1), 1e-300)
+            x = x + d * length[:, None]
             columns = []
             for W, bias, breakpoints, slopes, intercepts, is_linear in self.layers:
                 z = x @ W.T + bias
