@@ -171,9 +171,9 @@ def point_beyond(rows: Sequence[Row], floats: np.ndarray | None, inside: Point, 
     """
     if not any(row[:-1]):
         return inside if row[-1] < 0 else None
-    if backend == "highs" and floats is not None and len(rows):
-        objective = np.array(row[:-1], dtype=float)
-        status, x, y = highs_maximize(objective / np.abs(objective).max(), floats[:, :-1], floats[:, -1])
+    objective = float_rows([row], len(row) - 1) if backend == "highs" and floats is not None and len(rows) else None
+    if objective is not None:
+        status, x, y = highs_maximize(objective[0, :-1], floats[:, :-1], floats[:, -1])
         if status == "optimal" and np.isfinite(x).all():
             target = float_point(x)
             if value(row, target) > 0:

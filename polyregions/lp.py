@@ -330,7 +330,9 @@ def _float_solve(c: Vector, A: Matrix, b: Vector, n: int, backend: str):
     if scaled is None:
         return None
     A_f, b_f = scaled
-    c_f = np.array([float(v) for v in c], dtype=float)
+    # Only the objective's direction matters: scaled to a largest entry of 1, it fits a double however large.
+    largest = max((abs(v) for v in c), default=_ZERO) or _ONE
+    c_f = np.array([float(v / largest) for v in c], dtype=float)
     if not len(A):
         return None
     if backend == "cvxpy":

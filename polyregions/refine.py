@@ -402,21 +402,26 @@ class _FloatPatterns:
     """Float forward passes used only to *guess* patterns; every guess is proved exactly before use."""
 
     def __init__(self, net: "Network"):
-        self.layers = []
-        for layer in net.layers:
-            activation = layer.activation
-            pieces = [activation.piece_map(k) for k in range(len(activation.breakpoints) + 1)]
-            self.layers.append((np.array([[float(v) for v in row] for row in layer.weight]),
-                                np.array([float(v) for v in layer.bias]),
-                                np.array([float(v) for v in activation.breakpoints]),
-                                np.array([float(slope) for slope, _ in pieces]),
-                                np.array([float(intercept) for _, intercept in pieces]),
-                                activation.is_linear))
+        self.layers: list | None = []
+        try:
+            for layer in net.layers:
+                activation = layer.activation
+                pieces = [activation.piece_map(k) for k in range(len(activation.breakpoints) + 1)]
+                self.layers.append((np.array([[float(v) for v in row] for row in layer.weight]),
+                                    np.array([float(v) for v in layer.bias]),
+                                    np.array([float(v) for v in activation.breakpoints]),
+                                    np.array([float(slope) for slope, _ in pieces]),
+                                    np.array([float(intercept) for _, intercept in pieces]),
+                                    activation.is_linear))
+        except OverflowError:
+            self.layers = None  # parameters beyond the double range: no guesses, the exact pass decides
 
     def patterns_beyond(self, points: list[Point], rows: list[Row], *, step: float = 1e-9,
                         chunk: int = 65536) -> list:
         """The pattern a step (relative to the point's size) beyond each point (homogeneous) of its row's
         hyperplane, outside the row's half-space (None for all when the numbers leave the double range)."""
+        if self.layers is None:
+            return [None] * len(points)
         patterns: list = []
         for start in range(0, len(points), chunk):
             try:

@@ -80,6 +80,22 @@ def test_vertex_cuts_and_certified_programs_give_the_same_complex(net):
         assert region.polytope.equals(twin.polytope)
 
 
+def test_parameters_beyond_the_double_range_are_decided_exactly_by_vertices_and_by_programs():
+    # Regression: float conversions of such parameters raised OverflowError in both paths.
+    huge, tiny = 10 ** 400, Fraction(1, 10 ** 400)
+    net = Network.from_layers(3, [([[huge, -3 * huge, 1], [1, tiny, 2], [5, 7, -11]], [0, Fraction(1, 3), huge],
+                                   act.relu()),
+                                  ([[1, -1, 10 ** 300], [2, 3, 4]], [1, -1], act.hardtanh()),
+                                  ([[1, 1]], [0], act.linear())])
+    box = dom.box([-3] * 3, [3] * 3)
+    by_vertices = refine(net, box)
+    with mock.patch.object(refine_module, "VERTEX_DIMENSION", 0):
+        by_programs = refine(net, box)
+    assert [r.pattern for r in by_vertices.regions] == [r.pattern for r in by_programs.regions]
+    assert by_vertices.adjacency == by_programs.adjacency
+    _check_against_the_oracle(net)
+
+
 def _check_against_the_oracle(net):
     box = dom.box([-3] * net.input_dim, [3] * net.input_dim)
     result = refine(net, box)
