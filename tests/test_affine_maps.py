@@ -43,3 +43,17 @@ def test_equal_maps_are_never_certified_different():
     maps, bounds = float_output_maps(net, [(0, 0), (1, 1), (0, 1)])
     assert not maps_certainly_differ(maps, bounds, 0, 1)  # relu(x) - relu(x) is 0 on both sides
     assert maps_certainly_differ(maps, bounds, 0, 2)
+
+
+def test_parameters_outside_the_double_range_prove_nothing():
+    # Regression: 10^400 raised OverflowError, and 10^-400 rounded to 0 with a relative error of 1, not u.
+    for scale in (Fraction(10) ** 400, Fraction(1, 10 ** 400)):
+        net = Network.from_layers(1, [([[1], [scale]], [0, 0], relu()), ([[1, 1]], [0], linear())])
+        maps, bounds = float_output_maps(net, [(0, 0), (1, 1), (1, 0)])
+        assert np.isinf(bounds).all()
+        assert not any(maps_certainly_differ(maps, bounds, i, j) for i in range(3) for j in range(3))
+
+
+def test_an_overflowed_entry_proves_nothing():
+    maps = np.array([[[np.inf, 1.0]], [[1.0, 1.0]]])
+    assert not maps_certainly_differ(maps, np.zeros_like(maps), 0, 1)
