@@ -117,15 +117,13 @@ def refine(network: "Network", domain: "Domain", *, backend: str = "highs", prog
     vertices = cv.cell_vertices(start.rows, k, limit=VERTEX_LIMIT) if 0 < k <= VERTEX_DIMENSION else None
     cells = [replace(start, domain_rows=len(start.rows), vertices=vertices)]
     layers = net.layers
-    with progress_bar(total=len(layers), desc="layers", enabled=progress) as bar:
+    with progress_bar(total=len(layers), desc="layers", enabled=progress, fractional=True) as bar:
         if workers > 1 and len(layers) > 1:
-            cells = _refined(cells, layers[:1], backend)
-            bar.update(1)
+            cells = _refined(cells, layers[:1], backend, bar)
             cells = _refined_in_processes(cells, layers[1:], backend, workers, bar)
         else:
             for position, layer in enumerate(layers):
-                cells = (_finished if position == len(layers) - 1 else _refined)(cells, [layer], backend)
-                bar.update(1)
+                cells = (_finished if position == len(layers) - 1 else _refined)(cells, [layer], backend, bar)
     regions = [Region.deferred(cell.pattern, net, partial(_geometry, cell.rows, cell.point)) for cell in cells]
     adjacency = _adjacency(cells, regions, net, backend)
     return sorted_complex(network, domain, regions, adjacency, exact=True, engine="lp")
@@ -137,20 +135,25 @@ def _geometry(rows: tuple[Row, ...], point: Point):
             cp.to_fractions(point))
 
 
-def _refined(cells: list[_Cell], layers, backend: str) -> list[_Cell]:
-    """The cells refined by the layers, one after the other."""
-    for layer in layers:
+def _refined(cells: list[_Cell], layers, backend: str, bar=None, finish=lambda cell: cell) -> list[_Cell]:
+    """The cells refined by the layers, one after the other (``finish`` applied to the last layer's cells as
+    they are made); ``bar`` advances by one per layer, in steps of one cell."""
+    for position, layer in enumerate(layers):
         exact_layer = _ExactLayer(layer)
-        cells = [child for cell in cells for child in _refine_cell(cell, exact_layer, backend)]
+        last = position == len(layers) - 1
+        refined = []
+        for cell in cells:
+            refined.extend(finish(child) if last else child for child in _refine_cell(cell, exact_layer, backend))
+            if bar is not None:
+                bar.update(1 / len(cells))
+        cells = refined
     return cells
 
 
-def _finished(cells: list[_Cell], layers, backend: str) -> list[_Cell]:
+def _finished(cells: list[_Cell], layers, backend: str, bar=None) -> list[_Cell]:
     """``_refined``, each final cell given the facet points it still lacks as soon as it is made (where the
     cells are, and before the vertices of the next ones are built)."""
-    cells = _refined(cells, layers[:-1], backend)
-    last = _ExactLayer(layers[-1])
-    return [_with_facet_points(child) for cell in cells for child in _refine_cell(cell, last, backend)]
+    return _refined(cells, layers, backend, bar, finish=_with_facet_points)
 
 
 def _refined_in_processes(cells: list[_Cell], layers, backend: str, workers: int, bar) -> list[_Cell]:
