@@ -122,8 +122,7 @@ def refine(network: "Network", domain: "Domain", *, backend: str = "highs", prog
             cells = _refined(cells, layers[:1], backend, bar)
             cells = _refined_in_processes(cells, layers[1:], backend, workers, bar)
         else:
-            for position, layer in enumerate(layers):
-                cells = (_finished if position == len(layers) - 1 else _refined)(cells, [layer], backend, bar)
+            cells = _finished(cells, layers, backend, bar)
     regions = [Region.deferred(cell.pattern, net, partial(_geometry, cell.rows, cell.point)) for cell in cells]
     adjacency = _adjacency(cells, regions, net, backend)
     return sorted_complex(network, domain, regions, adjacency, exact=True, engine="lp")
