@@ -6,7 +6,7 @@ import functools
 
 import numpy as np
 
-from polyregions.initializers import he_normal
+from polyregions.networks.initializers import he_normal
 
 
 @functools.lru_cache(maxsize=None)
@@ -22,7 +22,7 @@ def _points(count: int, seed: int = 0):
 
 def _distances(kind: str):
     def run() -> str:
-        from polyregions.distances import boundary_distances
+        from polyregions.measures.distances import boundary_distances
 
         net = _mnist_sized()
         d = boundary_distances(net, _points(10000), kind=kind)
@@ -32,7 +32,7 @@ def _distances(kind: str):
 
 
 def _lines():
-    from polyregions.trajectories import regions_along_lines
+    from polyregions.measures.trajectories import regions_along_lines
 
     net = _mnist_sized()
     counts = regions_along_lines(net, _points(100, seed=1))
@@ -40,9 +40,9 @@ def _lines():
 
 
 def _volumes():
-    from polyregions.boundary_volumes import boundary_volumes
-    from polyregions.domain import box
-    from polyregions.enumeration import enumerate_regions
+    from polyregions.measures.volumes import boundary_volumes
+    from polyregions.regions.domains import box
+    from polyregions.regions.enumeration import enumerate_regions
 
     net = he_normal([2, 64, 64, 64], seed=0)
     v = boundary_volumes(enumerate_regions(net, box([-1, -1], [1, 1])))

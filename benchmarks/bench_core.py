@@ -6,8 +6,8 @@ import math
 import random
 from fractions import Fraction
 
-from polyregions.linalg import solve
-from polyregions.lp import strict_point
+from polyregions.exact.linalg import solve
+from polyregions.exact.lp import strict_point
 
 
 def _random_matrix(n: int, rng: random.Random) -> list[list[Fraction]]:

@@ -7,8 +7,8 @@ import random
 from fractions import Fraction
 from typing import Callable
 
-from polyregions.polytope import Polytope
-from polyregions.vertex_enumeration import enumerate_facets, enumerate_vertices
+from polyregions.polyhedra.polytope import Polytope
+from polyregions.polyhedra.vertex_enumeration import enumerate_facets, enumerate_vertices
 
 
 def _tangent_polytope(dim: int, m: int, rng: random.Random) -> tuple[list, list]:

@@ -12,10 +12,10 @@ from typing import Callable
 
 import numpy as np
 
-from polyregions.constructions import sawtooth
-from polyregions.domain import box
-from polyregions.initializers import he_normal
-from polyregions.mesh_engine import refine_mesh
+from polyregions.networks.constructions import sawtooth
+from polyregions.regions.domains import box
+from polyregions.networks.initializers import he_normal
+from polyregions.regions._mesh import refine_mesh
 
 WIDTHS = ([2, 32, 32, 32], [2, 64, 64, 64], [2, 128, 128, 128])
 SQUARE = box([-1, -1], [1, 1])

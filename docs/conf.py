@@ -54,27 +54,16 @@ suppress_warnings = ["ref.python"]
 
 # --- API pages ----------------------------------------------------------------------------------------------
 
-SECTIONS = [
-    ("Exact numbers and linear programs", ["rational", "linalg", "float_filter", "lp", "simplex"]),
-    ("Polytopes", ["polytope", "vertex_enumeration", "face_lattice", "volume", "surds"]),
-    ("Networks", ["activations", "network", "network_io", "initializers", "constructions", "affine_maps",
-                  "neuron_maps"]),
-    ("Domains and regions", ["domain", "enumeration", "refine", "cell_programs", "cell_vertices", "mesh_engine",
-                             "region_complex", "export", "boundary"]),
-    ("Hyperplane arrangements", ["arrangements"]),
-    ("Bounds, claims and sweeps", ["bounds", "claims", "search", "sweep"]),
-    ("Pictures and training", ["plotting", "training"]),
-    ("Errors and the command line", ["errors", "cli", "atomic", "progress"]),
-]
-PACKAGES = ("arrangements", "plotting")  # documented through their modules; the package page has no members
+LAYERS = ["exact", "polyhedra", "networks", "regions", "measures", "experiments", "arrangements", "plotting", "cli"]
+TOP_MODULES = ["errors", "testing"]  # the rest of the top level: errors and assertion helpers
 
 
 def _public_modules() -> list[str]:
     names = []
     for info in pkgutil.walk_packages(polyregions.__path__, "polyregions."):
         parts = info.name.split(".")[1:]
-        if any(p.startswith("_") for p in parts) or parts[0] == "commands":
-            continue
+        if any(p.startswith("_") for p in parts) or (parts[0] == "cli" and len(parts) > 1):
+            continue  # private modules, and the sub-commands (documented by ``polyregions COMMAND --help``)
         names.append(info.name)
     return sorted(names)
 
@@ -85,39 +74,36 @@ def _write_if_changed(path: Path, text: str) -> None:
 
 
 def write_api_pages() -> None:
+    """One page per public module, grouped by layer; a package page shows its docstring (its names are
+    documented once, on the pages of the modules that define them)."""
     api = HERE / "api"
     api.mkdir(exist_ok=True)
     modules = _public_modules()
     wanted = set()
     for name in modules:
         short = name.removeprefix("polyregions.")
-        options = "   :no-members:\n" if short in PACKAGES else ""
+        package = (ROOT / "polyregions" / short.replace(".", "/") / "__init__.py").exists()
+        options = "   :no-members:\n" if package else ""
         title = f"``{name}``"
         _write_if_changed(api / f"{short}.rst", f"{title}\n{'=' * len(title)}\n\n.. automodule:: {name}\n{options}")
         wanted.add(f"{short}.rst")
     for stale in api.glob("*.rst"):
         if stale.name not in wanted and stale.name != "index.rst":
             stale.unlink()
-    placed = set()
     lines = ["API reference", "=============", "",
-             "Every public module, with the docstrings of what it exports (``__all__``).", ""]
+             "``import polyregions as pr`` gives the working API (:mod:`polyregions`); below, every public module,",
+             "layer by layer, with the docstrings of what it exports (``__all__``).", "",
+             ".. automodule:: polyregions", "   :no-members:", ""]
 
-    def section(title: str, shorts: list[str]) -> None:
-        entries = []
-        for short in shorts:
-            for name in modules:
-                s = name.removeprefix("polyregions.")
-                if (s == short or s.startswith(short + ".")) and s not in placed:
-                    placed.add(s)
-                    entries.append(s)
-        if entries:
-            lines.extend([title, "-" * len(title), "", ".. toctree::", "   :maxdepth: 1", ""])
-            lines.extend(f"   {s}" for s in entries)
-            lines.append("")
+    def section(title: str, entries: list[str]) -> None:
+        lines.extend([title, "-" * len(title), "", ".. toctree::", "   :maxdepth: 1", ""])
+        lines.extend(f"   {s}" for s in entries)
+        lines.append("")
 
-    for title, shorts in SECTIONS:
-        section(title, shorts)
-    section("Other modules", [m.removeprefix("polyregions.") for m in modules])
+    shorts = [m.removeprefix("polyregions.") for m in modules]
+    for layer in LAYERS:
+        section(f"``polyregions.{layer}``", [s for s in shorts if s == layer or s.startswith(layer + ".")])
+    section("Errors and testing", [s for s in shorts if s in TOP_MODULES])
     _write_if_changed(api / "index.rst", "\n".join(lines))
 
 

@@ -1,6 +1,79 @@
-"""polyregions: the exact geometry of piecewise-linear neural networks and of hyperplane arrangements."""
+"""polyregions: the exact geometry of piecewise-linear neural networks and of hyperplane arrangements.
 
-from .errors import *  # noqa: F401,F403
-from .rational import format_rational, rational, rational_matrix, rational_vector  # noqa: F401
+``import polyregions as pr`` gives the whole working API; each name is loaded from its module on first use, so
+the import itself is cheap. The subpackages are the layers of the library, each built on the ones before it:
+
+==========================  ====================================================================================
+:mod:`polyregions.exact`    exact rationals, exact linear algebra, certified linear programs, sums of surds
+:mod:`~.polyhedra`          exact H-polytopes: vertices, faces, volumes
+:mod:`~.networks`           activations, the network type, file formats and importers, initialisers
+:mod:`~.regions`            domains, the region complex, the enumeration engines, export
+:mod:`~.measures`           faces and the boundary, boundary volumes, distances, trajectories, bounds
+:mod:`~.experiments`        training, sweeps, the counterexample search and its claims
+:mod:`~.arrangements`       hyperplane arrangements: regions, faces, the intersection poset, Zaslavsky
+:mod:`~.plotting`           pictures (matplotlib, optional)
+==========================  ====================================================================================
+
+Examples
+--------
+>>> import polyregions as pr
+>>> complex_ = pr.enumerate_regions(pr.sawtooth(3), pr.box([0], [1]))
+>>> len(complex_), len(complex_.linear_regions)
+(8, 8)
+"""
+
+from typing import TYPE_CHECKING
+
+from polyregions._lazy import lazy_exports
 
 __version__ = "0.1.0"
+
+_EXPORTS = {
+    ".errors": ["PolyregionsError", "InvalidInputError", "InfeasibleError", "UnboundedError", "CertificateError",
+                "MissingDependencyError"],
+    ".exact.rationals": ["rational", "rational_vector", "rational_matrix", "format_rational"],
+    ".polyhedra.polytope": ["Polytope"],
+    ".networks.activations": ["Activation", "relu", "linear", "hardtanh", "leaky_relu", "piecewise_linear"],
+    ".networks.network": ["Layer", "Network"],
+    ".networks.io": ["load_network", "save_network", "network_from_json", "network_to_json", "network_from_arrays",
+                     "network_from_torch"],
+    ".networks.initializers": ["he_normal", "pytorch_default", "gaussian"],
+    ".networks.constructions": ["sawtooth", "montufar"],
+    ".regions.domains": ["Domain", "box", "polytope_domain", "space", "segment", "slice_domain", "plane_through",
+                         "load_domain", "save_domain"],
+    ".regions.complex": ["Region", "RegionComplex"],
+    ".regions.enumeration": ["enumerate_regions"],
+    ".regions.export": ["write_complex_json", "write_graphml"],
+    ".measures.faces": ["Boundary", "boundary", "face_complex"],
+    ".measures.volumes": ["BoundaryVolumes", "boundary_volumes"],
+    ".measures.distances": ["Distances", "boundary_distances", "exact_distance"],
+    ".measures.trajectories": ["Trajectory", "trajectory", "regions_along_lines"],
+    ".measures.bounds": ["trivial_bound", "one_layer_bound", "raghu_bound", "serra_bound", "compare_with_bounds"],
+}
+_SUBPACKAGES = ["exact", "polyhedra", "networks", "regions", "measures", "experiments", "arrangements", "plotting"]
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS, subpackages=_SUBPACKAGES)
+
+if TYPE_CHECKING:
+    from polyregions import arrangements, exact, experiments, measures, networks, plotting, polyhedra, regions
+    from polyregions.errors import (CertificateError, InfeasibleError, InvalidInputError, MissingDependencyError,
+                                    PolyregionsError, UnboundedError)
+    from polyregions.exact.rationals import format_rational, rational, rational_matrix, rational_vector
+    from polyregions.measures.bounds import (compare_with_bounds, one_layer_bound, raghu_bound, serra_bound,
+                                             trivial_bound)
+    from polyregions.measures.distances import Distances, boundary_distances, exact_distance
+    from polyregions.measures.faces import Boundary, boundary, face_complex
+    from polyregions.measures.trajectories import Trajectory, regions_along_lines, trajectory
+    from polyregions.measures.volumes import BoundaryVolumes, boundary_volumes
+    from polyregions.networks.activations import Activation, hardtanh, leaky_relu, linear, piecewise_linear, relu
+    from polyregions.networks.constructions import montufar, sawtooth
+    from polyregions.networks.initializers import gaussian, he_normal, pytorch_default
+    from polyregions.networks.io import (load_network, network_from_arrays, network_from_json, network_from_torch,
+                                         network_to_json, save_network)
+    from polyregions.networks.network import Layer, Network
+    from polyregions.polyhedra.polytope import Polytope
+    from polyregions.regions.complex import Region, RegionComplex
+    from polyregions.regions.domains import (Domain, box, load_domain, plane_through, polytope_domain, save_domain,
+                                             segment, slice_domain, space)
+    from polyregions.regions.enumeration import enumerate_regions
+    from polyregions.regions.export import write_complex_json, write_graphml

@@ -9,6 +9,7 @@ __all__ = [
     "InfeasibleError",
     "UnboundedError",
     "CertificateError",
+    "MissingDependencyError",
 ]
 
 
@@ -30,3 +31,7 @@ class UnboundedError(PolyregionsError):
 
 class CertificateError(PolyregionsError):
     """A certificate failed its exact check (a bug, or a tampered certificate)."""
+
+
+class MissingDependencyError(PolyregionsError, ImportError):
+    """An optional dependency needed for this call is not installed."""

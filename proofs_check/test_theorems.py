@@ -162,9 +162,9 @@ def test_verify_command_still_dispatches(tmp_path):
 # --- the certified count on a whole line -------------------------------------------------------------------
 
 def test_line_count_agrees_with_the_lp_engine_on_the_whole_line():
-    from polyregions.domain import space
-    from polyregions.enumeration import enumerate_regions
-    from polyregions.initializers import gaussian
+    from polyregions.regions.domains import space
+    from polyregions.regions.enumeration import enumerate_regions
+    from polyregions.networks.initializers import gaussian
 
     for seed, activation in [(0, "relu"), (1, "hardtanh"), (2, "relu")]:
         net = gaussian([1, 3, 3], seed=seed, bias_std=1.0, activation=activation)
@@ -172,7 +172,7 @@ def test_line_count_agrees_with_the_lp_engine_on_the_whole_line():
 
 
 def test_line_count_of_one_layer_is_one_more_than_its_distinct_breakpoints():
-    from polyregions.network import Network
+    from polyregions.networks.network import Network
 
     # relu(t - 3), relu(-t + 3) (same breakpoint), relu(2t + 100): breakpoints 3 and -50, so 3 intervals.
     net = Network.from_layers(1, [([[1], [-1], [2]], [-3, 3, 100], "relu")])
@@ -193,7 +193,7 @@ def _phi(z, sigma):
 def test_theorem3_integrand_of_a_two_layer_network_by_hand(b_d):
     import numpy as np
 
-    from polyregions.network import Network
+    from polyregions.networks.network import Network
     from proofs_check.theorems._theorem3 import theorem3_integrand
 
     # a = relu(x1 + 1/10), c = relu(x2 - 1/5), d = relu(a + c + b_d), output d.
@@ -218,7 +218,7 @@ def test_theorem3_integrand_of_a_two_layer_network_by_hand(b_d):
 def test_theorem3_estimate_of_one_layer_matches_the_closed_form():
     import math
 
-    from polyregions.network import Network
+    from polyregions.networks.network import Network
     from proofs_check.theorems._theorem3 import theorem3_estimate
 
     # Lines x1 = -b1 and x2 = -b2 with b ~ N(0, s^2): expected length 2 P(|b1| < 1) + 2 P(|b2| < 1) in [-1, 1]^2,

@@ -507,9 +507,9 @@ def test_box_volumes(sides):
 # ------------------------------------------------------------------------------------ real polyregions exports
 
 def _real_cases():
-    from polyregions import domain as dom
-    from polyregions.activations import hardtanh, relu
-    from polyregions.network import Network
+    from polyregions.regions import domains as dom
+    from polyregions.networks.activations import hardtanh, relu
+    from polyregions.networks.network import Network
 
     net2 = Network.from_layers(2, [([[1, 2], [-1, 1], [1, -1]], [0, "1/3", "-1/4"], relu()),
                                    ([[1, 1, -1], [2, -1, 1]], [0, "1/2"], relu()), ([[1, -1]], [0], "linear")])
@@ -519,14 +519,14 @@ def _real_cases():
             ("box mesh", net2, dom.box([-1, -1], [1, 1]), "mesh"),
             ("space", net2, dom.space(2), "lp"),
             ("segment", net2, dom.segment([-1, -1], [1, "1/2"]), "auto"),
-            ("slice", net3, dom.slice([0, 0, "1/4"], [[1, 0, 0], [0, 1, 1]], [-1, -1], [1, 1]), "auto"),
+            ("slice", net3, dom.slice_domain([0, 0, "1/4"], [[1, 0, 0], [0, 1, 1]], [-1, -1], [1, 1]), "auto"),
             ("box 3-D", net3, dom.box([-1, -1, -1], [1, 1, 1]), "lp")]
 
 
 @pytest.mark.parametrize("index", range(6), ids=["box-lp", "box-mesh", "space", "segment", "slice", "box-3d"])
 def test_real_exports_verify(index, tmp_path):
-    from polyregions.enumeration import enumerate_regions
-    from polyregions.export import complex_to_json, write_complex_json
+    from polyregions.regions.enumeration import enumerate_regions
+    from polyregions.regions.export import complex_to_json, write_complex_json
 
     name, network, domain, engine = _real_cases()[index]
     complex_ = enumerate_regions(network, domain, engine=engine)

@@ -7,8 +7,8 @@ import functools
 import itertools
 from fractions import Fraction
 
-from polyregions.linalg import dot
-from polyregions.lp import strict_point
+from polyregions.exact.linalg import dot
+from polyregions.exact.lp import strict_point
 
 
 def brute_force_patterns(net, A, b) -> set[tuple[int, ...]]:

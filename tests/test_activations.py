@@ -5,7 +5,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, strategies as st
 
-from polyregions.activations import (Activation, activation_from_json, hardtanh, leaky_relu, linear,
+from polyregions.networks.activations import (Activation, activation_from_json, hardtanh, leaky_relu, linear,
                                      piecewise_linear, relu)
 from polyregions.errors import InvalidInputError
 

@@ -3,9 +3,9 @@ from fractions import Fraction
 import numpy as np
 from hypothesis import given, strategies as st
 
-from polyregions.activations import hardtanh, leaky_relu, linear, piecewise_linear, relu
-from polyregions.affine_maps import float_output_maps, maps_certainly_differ
-from polyregions.network import Network
+from polyregions.networks.activations import hardtanh, leaky_relu, linear, piecewise_linear, relu
+from polyregions.regions._affine_maps import float_output_maps, maps_certainly_differ
+from polyregions.networks.network import Network
 
 entry = st.fractions(min_value=-10, max_value=10, max_denominator=1000)
 activation = st.sampled_from([relu(), hardtanh(), leaky_relu(Fraction(1, 3)),

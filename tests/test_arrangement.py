@@ -11,7 +11,7 @@ from polyregions import CertificateError, InvalidInputError
 from polyregions.arrangements import (Arrangement, braid, catalan, check_zaslavsky, coordinate, generic, graphical,
                                       intersection_poset, is_generic, ish, linial, network_layer, parse_name,
                                       resonance, semiorder, shi)
-from polyregions.lp import maximize
+from polyregions.exact.lp import maximize
 
 
 def poly_from_roots(roots, times=1):
@@ -452,7 +452,7 @@ def test_bad_domains():
 
 
 def test_regions_as_polytopes():
-    from polyregions.polytope import Polytope
+    from polyregions.polyhedra.polytope import Polytope
 
     rows = [[1, 0, k] for k in range(4)] + [[0, 1, k] for k in range(4)] + [[1, 1, 3]]
     box = Polytope.box([0, 0], [3, 3])
@@ -472,7 +472,7 @@ def test_regions_as_polytopes():
 
 
 def test_whole_space_as_a_domain():
-    from polyregions.polytope import Polytope
+    from polyregions.polyhedra.polytope import Polytope
 
     arrangement = shi(3)
     inside = arrangement.within(Polytope.space(3))

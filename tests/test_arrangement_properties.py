@@ -8,7 +8,7 @@ from fractions import Fraction
 from hypothesis import given, settings, strategies as st
 
 from polyregions.arrangements import Arrangement
-from polyregions.lp import maximize, strict_point
+from polyregions.exact.lp import maximize, strict_point
 
 
 @st.composite

@@ -1,6 +1,6 @@
 import os
 
-from polyregions.atomic import atomic_write_text
+from polyregions._atomic import atomic_write_text
 
 
 def test_atomic_writes_follow_the_umask(tmp_path):

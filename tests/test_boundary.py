@@ -6,16 +6,16 @@ from fractions import Fraction as F
 
 import pytest
 
-from polyregions.activations import linear
-from polyregions.boundary import boundary, face_complex
-from polyregions.boundary_volumes import boundary_volumes
-from polyregions.constructions import sawtooth
-from polyregions.domain import box, segment, slice as slice_domain
-from polyregions.enumeration import enumerate_regions
+from polyregions.networks.activations import linear
+from polyregions.measures.faces import boundary, face_complex
+from polyregions.measures.volumes import boundary_volumes
+from polyregions.networks.constructions import sawtooth
+from polyregions.regions.domains import box, segment, slice_domain
+from polyregions.regions.enumeration import enumerate_regions
 from polyregions.errors import InvalidInputError
-from polyregions.initializers import he_normal
-from polyregions.network import Layer, Network
-from polyregions.surds import SurdSum
+from polyregions.networks.initializers import he_normal
+from polyregions.networks.network import Layer, Network
+from polyregions.exact.surds import SurdSum
 
 from region_oracle import counter_clockwise
 
@@ -211,7 +211,7 @@ def test_both_engines_give_the_same_volumes():
 
 
 def test_hard_tanh_and_leaky_relu():
-    from polyregions.activations import hardtanh, leaky_relu
+    from polyregions.networks.activations import hardtanh, leaky_relu
 
     # hardtanh(2x): breakpoints at x = -1/2 and x = 1/2, two full vertical lines.
     net = Network.from_layers(2, [([[2, 0]], [0], hardtanh())])
@@ -221,7 +221,7 @@ def test_hard_tanh_and_leaky_relu():
 
 
 def test_unbounded_domains_are_rejected():
-    from polyregions.domain import space
+    from polyregions.regions.domains import space
 
     net = Network.from_layers(2, [([[1, 0]], [0], "relu")])
     with pytest.raises(InvalidInputError, match="bounded"):

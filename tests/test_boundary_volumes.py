@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from polyregions.errors import InvalidInputError
-from polyregions.surds import SurdSum, sqrt_of_rational
+from polyregions.exact.surds import SurdSum, sqrt_of_rational
 
 rationals = st.fractions(min_value=0, max_value=10 ** 6, max_denominator=10 ** 6)
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from polyregions.bounds import (BoundRow, arrangement_bound, compare_with_bounds, one_layer_bound, raghu_bound,
+from polyregions.measures.bounds import (BoundRow, arrangement_bound, compare_with_bounds, one_layer_bound, raghu_bound,
                                 raghu_hardtanh_bound, raghu_relu_bound, serra_bound, serra_index_set,
                                 trivial_bound)
 from polyregions.errors import InvalidInputError
@@ -144,7 +144,7 @@ def test_compare_general_piecewise_linear():
 
 
 def test_compare_activation_objects():
-    class Act:  # duck-typed like polyregions.activations.Activation
+    class Act:  # duck-typed like polyregions.networks.activations.Activation
         def __init__(self, name, breakpoints, slopes):
             self.name, self.breakpoints, self.slopes = name, breakpoints, slopes
 
@@ -174,10 +174,10 @@ def test_bad_input_is_rejected(kwargs):
 
 def test_general_position_lines_reach_the_one_layer_bound():
     # x1 = 0, x2 = 0 and x1 + x2 = 1 are in general position: exactly 1 + 3 + 3 = 7 regions of the plane.
-    from polyregions import domain
-    from polyregions.activations import relu
-    from polyregions.enumeration import enumerate_regions
-    from polyregions.network import Network
+    from polyregions.regions import domains as domain
+    from polyregions.networks.activations import relu
+    from polyregions.regions.enumeration import enumerate_regions
+    from polyregions.networks.network import Network
 
     net = Network.from_layers(2, [([[1, 0], [0, 1], [1, 1]], [0, 0, -1], relu())])
     count = len(enumerate_regions(net, domain.space(2)))
@@ -190,9 +190,9 @@ def test_general_position_lines_reach_the_one_layer_bound():
                          ids=["relu", "hardtanh", "leaky"])
 @pytest.mark.parametrize("seed", range(3))
 def test_counted_regions_respect_every_applicable_bound(activation, seed):
-    from polyregions import domain
-    from polyregions.enumeration import enumerate_regions
-    from polyregions.initializers import he_normal
+    from polyregions.regions import domains as domain
+    from polyregions.regions.enumeration import enumerate_regions
+    from polyregions.networks.initializers import he_normal
 
     net = he_normal([2, 4, 3], seed=seed, bias_std=0.5, activation=activation)
     count = len(enumerate_regions(net, domain.box([-4, -4], [4, 4])))

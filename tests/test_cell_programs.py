@@ -5,8 +5,8 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from polyregions import cell_programs as cp
-from polyregions.lp import maximize
+from polyregions.regions import _cell_programs as cp
+from polyregions.exact.lp import maximize
 
 coefficient = st.integers(-4, 4)
 
@@ -57,9 +57,9 @@ def test_rows_and_points_in_integers():
 def test_refinement_is_the_same_on_every_backend(backend):
     if backend == "cvxpy":
         pytest.importorskip("cvxpy")
-    from polyregions import domain as dom
-    from polyregions.initializers import he_normal
-    from polyregions.refine import refine
+    from polyregions.regions import domains as dom
+    from polyregions.networks.initializers import he_normal
+    from polyregions.regions._refine import refine
 
     net = he_normal([3, 4, 3], seed=5)
     box = dom.box([-1] * 3, [1] * 3)

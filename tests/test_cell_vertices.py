@@ -5,9 +5,9 @@ import pytest
 from flint import fmpz_mat
 from hypothesis import given, settings, strategies as st
 
-from polyregions import cell_vertices as cv
-from polyregions.cell_programs import homogeneous, negated, strictly_inside, value
-from polyregions.vertex_enumeration import enumerate_vertices
+from polyregions.regions import _cell_vertices as cv
+from polyregions.regions._cell_programs import homogeneous, negated, strictly_inside, value
+from polyregions.polyhedra.vertex_enumeration import enumerate_vertices
 
 
 def _cube(k, half=1):

@@ -5,8 +5,8 @@ import sys
 import pytest
 
 from polyregions.cli import main
-from polyregions.constructions import sawtooth
-from polyregions.network_io import save_network
+from polyregions.networks.constructions import sawtooth
+from polyregions.networks.io import save_network
 
 NET = {"format": "polyregions.network/1", "input_dim": 2,
        "layers": [{"weight": [[1, 0], [0, 1], [1, 1]], "bias": [0, 0, "-1/2"], "activation": "relu"},

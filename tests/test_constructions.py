@@ -5,10 +5,10 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, strategies as st
 
-from polyregions.activations import linear
-from polyregions.constructions import montufar, montufar_regions, sawtooth
+from polyregions.networks.activations import linear
+from polyregions.networks.constructions import montufar, montufar_regions, sawtooth
 from polyregions.errors import InvalidInputError
-from polyregions.network import Layer, Network
+from polyregions.networks.network import Layer, Network
 
 F = Fraction
 
@@ -133,7 +133,7 @@ def test_montufar_in_higher_dimension_matches_brute_force_enumeration(n0, width,
 
 @pytest.mark.parametrize("n0, width", [(1, 2), (2, 3), (2, 5), (3, 4), (3, 7)])
 def test_the_all_off_cell_of_the_last_layer_is_bounded_inside_the_middle_of_the_cube(n0, width):
-    from polyregions.lp import maximize
+    from polyregions.exact.lp import maximize
 
     last = montufar(n0, width, 1).layers[-1]  # depth 1: the last layer acts on y directly
     for j in range(n0):
@@ -148,7 +148,7 @@ def test_the_all_off_cell_of_the_last_layer_is_bounded_inside_the_middle_of_the_
 
 
 def test_vertices_of_the_last_layer_arrangement_lie_in_the_middle_of_the_cube():
-    from polyregions.linalg import solve
+    from polyregions.exact.linalg import solve
     for n0, k in [(2, 4), (3, 5)]:
         last = montufar(n0, k, 1).layers[-1]
         for rows in itertools.combinations(range(k), n0):

@@ -4,12 +4,10 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, strategies as st
 
-pytest.importorskip("polyregions.polytope")
-
-from polyregions import domain as dom  # noqa: E402
-from polyregions.errors import InvalidInputError  # noqa: E402
-from polyregions.linalg import dot  # noqa: E402
-from polyregions.network import Network  # noqa: E402
+from polyregions.regions import domains as dom
+from polyregions.errors import InvalidInputError
+from polyregions.exact.linalg import dot
+from polyregions.networks.network import Network
 
 F = Fraction
 small = st.fractions(min_value=-5, max_value=5, max_denominator=6)
@@ -26,22 +24,22 @@ def test_box():
 
 
 def test_polytope_space_and_unbounded():
-    triangle = dom.polytope([[-1, 0], [0, -1], [1, 1]], [0, 0, 1])
+    triangle = dom.polytope_domain([[-1, 0], [0, -1], [1, 1]], [0, 0, 1])
     assert triangle.volume() == F(1, 2) and triangle.dim == 2
-    quadrant = dom.polytope([[-1, 0], [0, -1]], [0, 0])
+    quadrant = dom.polytope_domain([[-1, 0], [0, -1]], [0, 0])
     assert quadrant.volume() is None and not quadrant.is_bounded()
     whole = dom.space(3)
     assert (whole.kind, whole.dim, whole.volume()) == ("space", 3, None)
     # A row 0.x <= b with b >= 0 holds everywhere; it does not make the set lower-dimensional.
-    assert dom.polytope([[0, 0], [-1, 0], [0, -1], [1, 1]], [0, 0, 0, 1]).volume() == F(1, 2)
-    assert dom.polytope([], [], dim=2).volume() is None
+    assert dom.polytope_domain([[0, 0], [-1, 0], [0, -1], [1, 1]], [0, 0, 0, 1]).volume() == F(1, 2)
+    assert dom.polytope_domain([], [], dim=2).volume() is None
 
 
 def test_segment_and_slice():
     s = dom.segment([1, 2, 3], [3, 2, 1])
     assert (s.kind, s.dim, s.input_dim, s.volume()) == ("segment", 1, 3, 1)
     assert s.to_input([0]) == (1, 2, 3) and s.to_input([1]) == (3, 2, 1) and s.to_input([F(1, 2)]) == (2, 2, 2)
-    sl = dom.slice([1, 1, 1], [[1, 0, 1], [0, 2, 0]], [-1, 0], [1, 3])
+    sl = dom.slice_domain([1, 1, 1], [[1, 0, 1], [0, 2, 0]], [-1, 0], [1, 3])
     assert (sl.kind, sl.dim, sl.input_dim, sl.volume()) == ("slice", 2, 3, 6)
     assert sl.to_input([1, 3]) == (2, 7, 2)
 
@@ -49,11 +47,11 @@ def test_segment_and_slice():
 @given(st.lists(small, min_size=3, max_size=3), st.lists(st.lists(small, min_size=3, max_size=3), min_size=1,
                                                           max_size=2), st.data())
 def test_the_restricted_network_agrees_with_the_network_on_the_domain(origin, directions, data):
-    from polyregions.linalg import rank
+    from polyregions.exact.linalg import rank
     if rank(directions) < len(directions):
         return
     net = Network.from_layers(3, [([[1, -2, 1], [F(1, 2), 1, 0]], [0, 1], "relu"), ([[1, 1]], [0], "linear")])
-    d = dom.slice(origin, directions, [-1] * len(directions), [1] * len(directions))
+    d = dom.slice_domain(origin, directions, [-1] * len(directions), [1] * len(directions))
     t = data.draw(st.lists(small, min_size=d.dim, max_size=d.dim))
     assert net.restrict(d.origin, d.directions)(t) == net(d.to_input(t))
 

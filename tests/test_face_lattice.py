@@ -8,9 +8,9 @@ from math import comb
 import pytest
 from hypothesis import given, strategies as st
 
-from polyregions.face_lattice import FaceLattice, face_lattice, facets_of_face
-from polyregions.linalg import dot
-from polyregions.polytope import Polytope
+from polyregions.polyhedra.face_lattice import FaceLattice, face_lattice, facets_of_face
+from polyregions.exact.linalg import dot
+from polyregions.polyhedra.polytope import Polytope
 
 F = Fraction
 

@@ -4,9 +4,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from polyregions.activations import hardtanh, linear, relu
+from polyregions.networks.activations import hardtanh, linear, relu
 from polyregions.errors import InvalidInputError
-from polyregions.initializers import gaussian, he_normal, pytorch_default
+from polyregions.networks.initializers import gaussian, he_normal, pytorch_default
 
 
 def _entries(layer):

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from polyregions import InfeasibleError
-from polyregions.linalg import determinant, matmul, matvec, nullspace, rank, rref, solve
+from polyregions.exact.linalg import determinant, matmul, matvec, nullspace, rank, rref, solve
 
 small = st.fractions(min_value=-5, max_value=5, max_denominator=7)
 

@@ -4,9 +4,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from polyregions import InvalidInputError
-from polyregions.linalg import dot
-from polyregions.lp import feasible_point, maximize, strict_point
-from polyregions.simplex import exact_simplex
+from polyregions.exact.linalg import dot
+from polyregions.exact.lp import feasible_point, maximize, strict_point
+from polyregions.exact._simplex import exact_simplex
 
 coefficient = st.integers(-4, 4).map(Fraction)
 
@@ -148,7 +148,7 @@ def test_threads_each_get_their_own_solver():
 
 def test_regression_wrong_float_status_on_a_helper_program_does_not_recurse(monkeypatch):
     # HiGHS once called an always-feasible slack program infeasible, and the certifier chased it forever.
-    import polyregions.lp as lp
+    import polyregions.exact.lp as lp
 
     monkeypatch.setattr(lp, "_float_solve", lambda *args: ("infeasible", None, None))
     assert strict_point([[1, 0], [-1, 0], [0, 1], [0, -1]], [1, 1, 1, 1]) is not None

@@ -8,15 +8,16 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from polyregions import activations as act
-from polyregions import domain as dom
-from polyregions import float_filter, mesh_engine
-from polyregions.constructions import sawtooth
+from polyregions.networks import activations as act
+from polyregions.regions import domains as dom
+from polyregions.networks import _float_filter as float_filter
+from polyregions.regions import _mesh as mesh_engine
+from polyregions.networks.constructions import sawtooth
 from polyregions.errors import InvalidInputError
-from polyregions.initializers import he_normal
-from polyregions.network import Network
-from polyregions.mesh_engine import refine_mesh
-from polyregions.refine import refine
+from polyregions.networks.initializers import he_normal
+from polyregions.networks.network import Network
+from polyregions.regions._mesh import refine_mesh
+from polyregions.regions._refine import refine
 
 from region_oracle import brute_force_patterns, counter_clockwise
 
@@ -181,14 +182,14 @@ def test_polygon_segment_and_slice_domains():
                                    act.leaky_relu(Fraction(1, 10))),
                                   ([[1, 1, -1, 0], [0, 2, 1, 1]], [0, -1], act.hardtanh()),
                                   ([[1, 1]], [0], act.linear())])
-    domains = [dom.slice([0, 0, 1], [[1, 0, 0], [0, 1, 1]], [-2, -1], [2, 3]),
+    domains = [dom.slice_domain([0, 0, 1], [[1, 0, 0], [0, 1, 1]], [-2, -1], [2, 3]),
                dom.segment([-2, -1, 0], [3, 2, 1]),
-               dom.slice([1, 1, 1], [[1, 2, 3]], [-1], [1])]
+               dom.slice_domain([1, 1, 1], [[1, 2, 3]], [-1], [1])]
     for domain in domains:
         _check_complex(net, domain, refine_mesh(net, domain))
     planar = Network.from_layers(2, [([row[:2] for row in net.layers[0].weight], net.layers[0].bias, act.relu()),
                                      net.layers[1]])
-    triangle = dom.polytope([[-1, 0], [0, -1], [1, 1]], [1, 1, 2])
+    triangle = dom.polytope_domain([[-1, 0], [0, -1], [1, 1]], [1, 1, 2])
     _check_complex(planar, triangle, refine_mesh(planar, triangle))
 
 

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from polyregions.activations import hardtanh, leaky_relu, linear, piecewise_linear, relu
+from polyregions.networks.activations import hardtanh, leaky_relu, linear, piecewise_linear, relu
 from polyregions.errors import InvalidInputError
-from polyregions.network import Layer, Network
+from polyregions.networks.network import Layer, Network
 
 F = Fraction
 small = st.fractions(min_value=-4, max_value=4, max_denominator=8)

@@ -9,20 +9,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from polyregions.arrangements import Arrangement, braid, shi
-from polyregions.constructions import sawtooth
-from polyregions.domain import box, polytope, segment, space
-from polyregions.enumeration import enumerate_regions
+from polyregions.networks.constructions import sawtooth
+from polyregions.regions.domains import box, polytope_domain, segment, space
+from polyregions.regions.enumeration import enumerate_regions
 from polyregions.errors import InvalidInputError
-from polyregions.initializers import he_normal
-from polyregions.linalg import dot
-from polyregions.network import Network
+from polyregions.networks.initializers import he_normal
+from polyregions.exact.linalg import dot
+from polyregions.networks.network import Network
 from polyregions.plotting import (adjacency_drawing, arrangement_polygons, arrangement_window, class_polygons, clip,
                                   distinct_colors, graph_1d, hasse_layout, hyperplane_segments, layer_complexes,
                                   polygon_from_inequalities, region_intervals, region_polygons, shared_facet,
                                   truncations, window_polygon)
 from polyregions.plotting.arrangements import planar
 from polyregions.plotting.colors import PALE, class_colors, lighten
-from polyregions.polytope import Polytope
+from polyregions.polyhedra.polytope import Polytope
 
 SQUARE = box([-1, -1], [1, 1])
 # x = 0, y = 0 and x + y = 1/2: seven regions in the square, the output separates them by sign.
@@ -87,10 +87,10 @@ def test_region_polygons_tile_the_domain_and_hold_their_patterns():
 
 
 def test_region_polygons_of_polytope_slice_and_unbounded_domains():
-    triangle = polytope([[-1, 0], [0, -1], [1, 1]], [0, 0, 1])
+    triangle = polytope_domain([[-1, 0], [0, -1], [1, 1]], [0, 0, 1])
     assert sum(p.area() for p in region_polygons(enumerate_regions(NET, triangle))) == Fraction(1, 2)
     net3 = Network.from_layers(3, [([[1, 0, 0], [0, 1, 0], [0, 0, 1]], [0, 0, 0], "relu")])
-    from polyregions.domain import slice as slice_domain
+    from polyregions.regions.domains import slice_domain
     plane = slice_domain([0, 0, 0], [[1, 0, 0], [0, 1, 1]], [-1, -1], [1, 1])
     assert [p.area() for p in region_polygons(enumerate_regions(net3, plane))] == [1, 1, 1, 1]
     whole = enumerate_regions(NET, space(2))
@@ -365,7 +365,7 @@ def test_save_figure_formats_and_errors(mpl, tmp_path):
 
 def test_training_plots(mpl, tmp_path):
     from polyregions.plotting import plot_region_counts, plot_snapshots
-    from polyregions.training import moons, region_history, sample_segments, square_domain
+    from polyregions.experiments.training import moons, region_history, sample_segments, square_domain
 
     data = moons(64, seed=0)
     run = region_history(data, [4, 4], epochs=1, checkpoints=[0, 0.5, 1], domain=square_domain(),
@@ -382,7 +382,7 @@ def test_training_plots(mpl, tmp_path):
 # --- the command line ----------------------------------------------------------------------------------------
 
 def _files(tmp_path):
-    from polyregions.network_io import save_network
+    from polyregions.networks.io import save_network
 
     save_network(NET, tmp_path / "net.json")
     save_network(sawtooth(3), tmp_path / "saw.json")

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from polyregions import InfeasibleError, InvalidInputError, UnboundedError
-from polyregions.linalg import dot, rank
-from polyregions.polytope import Polytope, sqrt_upper_bound
+from polyregions.exact.linalg import dot, rank
+from polyregions.polyhedra.polytope import Polytope, sqrt_upper_bound
 
 F = Fraction
 

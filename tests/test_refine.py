@@ -7,15 +7,14 @@ from unittest import mock
 import pytest
 from hypothesis import given, settings, strategies as st
 
-network = pytest.importorskip("polyregions.network")
-from polyregions import activations as act  # noqa: E402
-from polyregions import domain as dom  # noqa: E402
-from polyregions.linalg import dot  # noqa: E402
-from polyregions.network import Network  # noqa: E402
-from polyregions import refine as refine_module  # noqa: E402
-from polyregions.refine import refine  # noqa: E402
+from polyregions.networks import activations as act
+from polyregions.regions import domains as dom
+from polyregions.exact.linalg import dot
+from polyregions.networks.network import Network
+from polyregions.regions import _refine as refine_module
+from polyregions.regions._refine import refine
 
-from region_oracle import brute_force_patterns  # noqa: E402
+from region_oracle import brute_force_patterns
 
 
 def _generic_first_layer(n_inputs, n_neurons, seed):
@@ -152,7 +151,7 @@ def test_permuting_neurons_and_positive_scaling_change_nothing():
 
 def test_worker_processes_give_the_same_complex():
     from polyregions.errors import InvalidInputError
-    from polyregions.initializers import he_normal
+    from polyregions.networks.initializers import he_normal
 
     net = he_normal([3, 5, 5, 4], seed=2)
     box = dom.box([-1] * 3, [1] * 3)

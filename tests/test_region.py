@@ -5,12 +5,12 @@ from fractions import Fraction
 
 import pytest
 
-from polyregions import domain as dom
-from polyregions.activations import relu
-from polyregions.initializers import he_normal
-from polyregions.mesh_engine import refine_mesh
-from polyregions.network import Network
-from polyregions.region_complex import Region
+from polyregions.regions import domains as dom
+from polyregions.networks.activations import relu
+from polyregions.networks.initializers import he_normal
+from polyregions.regions._mesh import refine_mesh
+from polyregions.networks.network import Network
+from polyregions.regions.complex import Region
 
 NET = Network.from_layers(1, [([[1]], [0], relu())])
 

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from polyregions.claims import BUILTIN_CLAIMS, Verdict, layered_regions_bound, one_layer_regions_bound, \
+from polyregions.experiments.claims import BUILTIN_CLAIMS, Verdict, layered_regions_bound, one_layer_regions_bound, \
     resolve_claim
 from polyregions.cli import main
-from polyregions.constructions import sawtooth
-from polyregions.domain import box
-from polyregions.enumeration import enumerate_regions
+from polyregions.networks.constructions import sawtooth
+from polyregions.regions.domains import box
+from polyregions.regions.enumeration import enumerate_regions
 from polyregions.errors import InvalidInputError
-from polyregions.search import search, simple_values
+from polyregions.experiments.counterexamples import search, simple_values
 from proofs_check.verify import verify_export, verify_file
 
 REPO = Path(__file__).resolve().parents[1]
@@ -225,7 +225,7 @@ def test_claim_names_and_aliases():
 
 
 CLAIM_FILE = '''
-from polyregions.claims import Verdict
+from polyregions.experiments.claims import Verdict
 
 def claim(complex_):
     """At most three regions."""
@@ -258,7 +258,7 @@ def test_user_claims_from_a_file_and_a_module(tmp_path, monkeypatch):
 @pytest.mark.parametrize("spec, message", [
     ("regions <= 3", "expected one of"),
     ("no_such_module_xyz:claim", "importable module"),
-    ("polyregions.claims:nothing_here", "expected a function 'nothing_here'"),
+    ("polyregions.experiments.claims:nothing_here", "expected a function 'nothing_here'"),
     ("/no/such/file.py", "does not exist"),
     ("", "expected a built-in claim name"),
 ])
@@ -324,7 +324,7 @@ def test_cli_not_found_and_errors(tmp_path, capsys):
 
 
 def test_cli_start_network(tmp_path, capsys):
-    from polyregions.network_io import save_network
+    from polyregions.networks.io import save_network
 
     path = tmp_path / "saw.json"
     save_network(sawtooth(3), path)

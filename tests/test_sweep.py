@@ -9,10 +9,10 @@ from fractions import Fraction
 
 import pytest
 
-import polyregions.sweep as sweep_module
+import polyregions.experiments.sweeps as sweep_module
 from polyregions.cli import main
 from polyregions.errors import InvalidInputError
-from polyregions.sweep import COLUMNS, KEY, parse_activation, parse_seeds, read_table, run_task, sweep, \
+from polyregions.experiments.sweeps import COLUMNS, KEY, parse_activation, parse_seeds, read_table, run_task, sweep, \
     sweep_tasks, write_table
 
 BREAKPOINTS = {"relu": 1, "leaky_relu": 1, "hardtanh": 2}
@@ -81,8 +81,8 @@ def test_pool_rows_equal_rows_computed_here(small_sweep):
 
 
 def test_relu_counts_match_a_brute_force_oracle(small_sweep):
-    from polyregions.domain import box
-    from polyregions.initializers import he_normal, pytorch_default
+    from polyregions.regions.domains import box
+    from polyregions.networks.initializers import he_normal, pytorch_default
     from region_oracle import brute_force_patterns
 
     tasks, result, _ = small_sweep

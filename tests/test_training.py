@@ -5,13 +5,13 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from polyregions.bounds import raghu_bound
-from polyregions.domain import box, segment
-from polyregions.enumeration import enumerate_regions
+from polyregions.measures.bounds import raghu_bound
+from polyregions.regions.domains import box, segment
+from polyregions.regions.enumeration import enumerate_regions
 from polyregions.errors import InvalidInputError
-from polyregions.initializers import he_normal, pytorch_default
-from polyregions.network import Network
-from polyregions.training import (MLP, Dataset, count_regions, gaussian_quantiles, moons, random_labels,
+from polyregions.networks.initializers import he_normal, pytorch_default
+from polyregions.networks.network import Network
+from polyregions.experiments.training import (MLP, Dataset, count_regions, gaussian_quantiles, moons, random_labels,
                                   region_history, regions_along_segments, sample_segments, square_domain, train)
 
 
@@ -164,7 +164,7 @@ def test_count_regions_is_the_summary():
 
 def test_digits_along_lines():
     pytest.importorskip("sklearn")
-    from polyregions.training import digits
+    from polyregions.experiments.training import digits
 
     data = digits()
     assert data.X.shape == (1797, 64) and data.num_classes == 10
@@ -176,8 +176,7 @@ def test_digits_along_lines():
 
 
 def test_distances_during_training_are_bracketed_by_exact_distances():
-    pytest.importorskip("polyregions.distances")
-    from polyregions.distances import exact_distance
+    from polyregions.measures.distances import exact_distance
 
     data = moons(100, seed=2)
     points = np.array([[0.1, 0.2], [-0.5, 0.5], [0.75, -0.25]])

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import event, given, strategies as st
 
 from polyregions import InvalidInputError
-from polyregions.linalg import dot, nullspace, rank, solve
-from polyregions.vertex_enumeration import (ORDERS, cone_generators, enumerate_facets, enumerate_vertices,
+from polyregions.exact.linalg import dot, nullspace, rank, solve
+from polyregions.polyhedra.vertex_enumeration import (ORDERS, cone_generators, enumerate_facets, enumerate_vertices,
                                             primitive)
 
 F = Fraction

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import assume, given, strategies as st
 
 from polyregions import InvalidInputError, UnboundedError
-from polyregions.linalg import determinant
-from polyregions.polytope import Polytope
-from polyregions.volume import pulling_triangulation, simplex_volume, volume
+from polyregions.exact.linalg import determinant
+from polyregions.polyhedra.polytope import Polytope
+from polyregions.polyhedra.volume import pulling_triangulation, simplex_volume, volume
 
 F = Fraction
 

@@ -15,11 +15,11 @@ import _common
 import matplotlib.pyplot as plt
 
 from polyregions.arrangements import network_layer
-from polyregions.constructions import sawtooth
-from polyregions.domain import box
-from polyregions.enumeration import enumerate_regions
-from polyregions.initializers import he_normal
-from polyregions.training import MLP, moons, train
+from polyregions.networks.constructions import sawtooth
+from polyregions.regions.domains import box
+from polyregions.regions.enumeration import enumerate_regions
+from polyregions.networks.initializers import he_normal
+from polyregions.experiments.training import MLP, moons, train
 from polyregions.plotting import (layer_complexes, plot_adjacency, plot_arrangement, plot_graph, plot_layers,
                                   plot_regions)
 

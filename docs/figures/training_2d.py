@@ -19,7 +19,7 @@ import _common
 import matplotlib.pyplot as plt
 
 from polyregions.plotting import plot_region_counts, plot_snapshots
-from polyregions.training import gaussian_quantiles, moons, random_labels, region_history, square_domain
+from polyregions.experiments.training import gaussian_quantiles, moons, random_labels, region_history, square_domain
 
 EPOCHS = [0, 2, 5, 8, 10, 20, 50, 100]
 HIDDEN = [[16, 16, 16], [32, 32, 32], [64, 64, 64]]

@@ -8,13 +8,13 @@ Examples
 (24, (1, -6, 11, -6, 0))
 """
 
-from .arrangement import Arrangement, canonical_hyperplanes
-from .io import arrangement_from_json, arrangement_to_json, read_arrangement, write_arrangement
-from .library import (braid, catalan, coordinate, generic, graphical, is_generic, ish, linial, network_layer,
+from polyregions.arrangements.arrangement import Arrangement, canonical_hyperplanes
+from polyregions.arrangements.io import arrangement_from_json, arrangement_to_json, read_arrangement, write_arrangement
+from polyregions.arrangements.library import (braid, catalan, coordinate, generic, graphical, is_generic, ish, linial, network_layer,
                       parse_name, resonance, semiorder, shi)
-from .poset import Flat, IntersectionPoset, intersection_poset
-from .regions import Face, Region, sign_string
-from .zaslavsky import ZaslavskyReport, check_zaslavsky
+from polyregions.arrangements.poset import Flat, IntersectionPoset, intersection_poset
+from polyregions.arrangements.regions import ArrangementFace, ArrangementRegion, sign_string
+from polyregions.arrangements.zaslavsky import ZaslavskyReport, check_zaslavsky
 
 __all__ = [
     "Arrangement",
@@ -22,8 +22,8 @@ __all__ = [
     "Flat",
     "IntersectionPoset",
     "intersection_poset",
-    "Face",
-    "Region",
+    "ArrangementFace",
+    "ArrangementRegion",
     "sign_string",
     "ZaslavskyReport",
     "check_zaslavsky",

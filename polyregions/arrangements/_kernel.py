@@ -25,7 +25,7 @@ from fractions import Fraction
 from operator import mul
 from typing import Callable, Iterable, Sequence
 
-from ..errors import CertificateError
+from polyregions.errors import CertificateError
 
 __all__ = [
     "IntRow",

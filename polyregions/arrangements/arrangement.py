@@ -7,17 +7,17 @@ from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ..errors import InvalidInputError
-from ._kernel import BOTH, IntRow, canonical, integer_row
+from polyregions.errors import InvalidInputError
+from polyregions.arrangements._kernel import BOTH, IntRow, canonical, integer_row
 
 if TYPE_CHECKING:
     import networkx as nx
 
-    from ..linalg import Matrix, Vector
-    from ..polytope import Polytope
-    from .poset import Flat, IntersectionPoset
-    from .regions import Face, Region
-    from .zaslavsky import ZaslavskyReport
+    from polyregions.exact.linalg import Matrix, Vector
+    from polyregions.polyhedra.polytope import Polytope
+    from polyregions.arrangements.poset import Flat, IntersectionPoset
+    from polyregions.arrangements.regions import ArrangementFace, ArrangementRegion
+    from polyregions.arrangements.zaslavsky import ZaslavskyReport
 
 __all__ = ["Arrangement", "canonical_hyperplanes"]
 
@@ -39,7 +39,7 @@ def canonical_hyperplanes(rows: Any, *, dim: int | None = None, what: str = "hyp
     >>> canonical_hyperplanes([[2, 0, 1], [-4, 0, -2], ["1/2", 1, 0]])
     (2, ((2, 0, 1), (1, 2, 0)))
     """
-    from ..rational import rational_vector
+    from polyregions.exact.rationals import rational_vector
 
     if isinstance(rows, (str, bytes)) or not hasattr(rows, "__len__"):
         raise InvalidInputError(f"{what}: expected a list of rows [a_1, ..., a_d, c], got {type(rows).__name__}")
@@ -110,8 +110,8 @@ class Arrangement:
             self._check_domain(self.domain)
 
     def _check_domain(self, domain: Any) -> None:
-        from ..lp import strict_point
-        from ..rational import rational_matrix, rational_vector
+        from polyregions.exact.lp import strict_point
+        from polyregions.exact.rationals import rational_matrix, rational_vector
 
         if not all(hasattr(domain, name) for name in ("A", "b", "dim")):
             raise InvalidInputError(f"domain: expected a Polytope (with A, b and dim), got {type(domain).__name__}")
@@ -157,12 +157,12 @@ class Arrangement:
     @cached_property
     def rank(self) -> int:
         """The rank of the normal vectors: the largest codimension of a non-empty intersection."""
-        from ..linalg import rank
+        from polyregions.exact.linalg import rank
         return rank([tuple(Fraction(v) for v in n) for n in self.normals]) if self.hyperplanes else 0
 
     def lineality_space(self) -> "Matrix":
         """A basis of ``{v : a . v = 0 for every normal a}``, the directions along which nothing changes."""
-        from ..linalg import nullspace
+        from polyregions.exact.linalg import nullspace
         return nullspace([tuple(Fraction(v) for v in n) for n in self.normals], self.dim)
 
     def is_essential(self) -> bool:
@@ -171,7 +171,7 @@ class Arrangement:
 
     def is_central(self) -> bool:
         """Whether all hyperplanes share a point (true for no hyperplanes)."""
-        from ..linalg import rank
+        from polyregions.exact.linalg import rank
 
         augmented = [tuple(Fraction(v) for v in row) for row in self.hyperplanes]
         return not augmented or rank(augmented) == self.rank
@@ -192,7 +192,7 @@ class Arrangement:
         rows = list(self._rows)
         allowed = [BOTH] * len(rows)
         if self.domain is not None:
-            from ..rational import rational_matrix, rational_vector
+            from polyregions.exact.rationals import rational_matrix, rational_vector
 
             A = rational_matrix(self.domain.A, what="domain.A", shape=(None, self.dim))
             b = rational_vector(self.domain.b, what="domain.b", length=len(A))
@@ -218,7 +218,7 @@ class Arrangement:
 
         The domain plays no part in it: it is the poset of the hyperplanes in ``R^dim``.
         """
-        from .poset import poset_of_rows
+        from polyregions.arrangements.poset import poset_of_rows
         return poset_of_rows(self._rows, self.dim)
 
     def characteristic_polynomial(self) -> tuple[int, ...]:
@@ -260,7 +260,7 @@ class Arrangement:
             raise InvalidInputError(f"hyperplane index: expected an integer in [0, {len(self)}), got {index!r}")
 
     def _flat_of(self, where: "int | Flat") -> "Flat":
-        from .poset import Flat
+        from polyregions.arrangements.poset import Flat
 
         if isinstance(where, Flat):
             return where
@@ -308,7 +308,7 @@ class Arrangement:
     def _restricted_domain(self, columns) -> "Polytope":
         from operator import mul
 
-        from ..rational import rational_matrix, rational_vector
+        from polyregions.exact.rationals import rational_matrix, rational_vector
 
         A = rational_matrix(self.domain.A, what="domain.A", shape=(None, self.dim))
         b = rational_vector(self.domain.b, what="domain.b", length=len(A))
@@ -321,7 +321,7 @@ class Arrangement:
                 new_b.append(Fraction(-r[-1]))
             elif r[-1] >= 0:
                 raise InvalidInputError("restriction: the flat misses the interior of the domain")
-        from ..polytope import Polytope
+        from polyregions.polyhedra.polytope import Polytope
 
         return Polytope(tuple(new_A), tuple(new_b), len(columns) - 1)
 
@@ -337,7 +337,7 @@ class Arrangement:
         >>> braid(3).essentialization().dim
         2
         """
-        from ..linalg import rref
+        from polyregions.exact.linalg import rref
 
         if self.domain is not None:
             raise InvalidInputError("essentialization: expected an arrangement without a domain")
@@ -364,11 +364,11 @@ class Arrangement:
 
     # ------------------------------------------------------------------------------- regions and faces
     @cached_property
-    def _regions(self) -> tuple["Region", ...]:
-        from .regions import enumerate_regions
+    def _regions(self) -> tuple["ArrangementRegion", ...]:
+        from polyregions.arrangements.regions import enumerate_regions
         return enumerate_regions(self)
 
-    def regions(self) -> tuple["Region", ...]:
+    def regions(self) -> tuple["ArrangementRegion", ...]:
         """Every region (with the domain: every cell of its interior), sorted by sign vector.
 
         Each has its sign vector, exact H-polytope, rational interior point and relative boundedness.
@@ -379,21 +379,21 @@ class Arrangement:
         """The number of regions, counted by enumeration."""
         return len(self._regions)
 
-    def bounded_regions(self) -> tuple["Region", ...]:
+    def bounded_regions(self) -> tuple["ArrangementRegion", ...]:
         """The relatively bounded regions (bounded modulo the lineality space)."""
         return tuple(r for r in self._regions if r.bounded)
 
-    def region_of(self, x: Sequence) -> "Region | None":
+    def region_of(self, x: Sequence) -> "ArrangementRegion | None":
         """The region whose interior holds the point ``x``, or None when ``x`` is on a hyperplane or outside."""
-        from .regions import region_of
+        from polyregions.arrangements.regions import region_of
         return region_of(self, x)
 
     @cached_property
-    def _faces(self) -> tuple["Face", ...]:
-        from .regions import enumerate_faces
+    def _faces(self) -> tuple["ArrangementFace", ...]:
+        from polyregions.arrangements.regions import enumerate_faces
         return enumerate_faces(self)
 
-    def faces(self, dim: int | None = None) -> tuple["Face", ...]:
+    def faces(self, dim: int | None = None) -> tuple["ArrangementFace", ...]:
         """Every face (relatively open cell) of the given dimension, or of every dimension, sorted by
         dimension, then flat, then sign vector over ``{-1, 0, 1}``."""
         if dim is None:
@@ -415,20 +415,20 @@ class Arrangement:
 
     def face_poset(self) -> "nx.DiGraph":
         """Incidences: a networkx DiGraph on face indices with an edge ``F -> G`` when ``F`` is a facet of ``G``."""
-        from .regions import face_poset
+        from polyregions.arrangements.regions import face_poset
         return face_poset(self)
 
     def adjacency_graph(self) -> "nx.Graph":
         """The region adjacency graph: node ``i`` is ``regions()[i]``; one edge per shared facet, with the
         index of its hyperplane as attribute ``hyperplane``."""
-        from .regions import adjacency_graph
+        from polyregions.arrangements.regions import adjacency_graph
         return adjacency_graph(self)
 
     # --------------------------------------------------------------------------------------- checks
     def check_zaslavsky(self, *, faces: bool = True, raise_on_failure: bool = False) -> "ZaslavskyReport":
         """Compare the enumeration with Zaslavsky's formulas and the Euler relation (see
         :func:`polyregions.arrangements.check_zaslavsky`)."""
-        from .zaslavsky import check_zaslavsky
+        from polyregions.arrangements.zaslavsky import check_zaslavsky
         return check_zaslavsky(self, faces=faces, raise_on_failure=raise_on_failure)
 
     def summary(self, *, faces: bool = True) -> dict[str, Any]:

@@ -12,8 +12,8 @@ import json
 import os
 from typing import Any
 
-from ..errors import InvalidInputError
-from .arrangement import Arrangement, canonical_hyperplanes
+from polyregions.errors import InvalidInputError
+from polyregions.arrangements.arrangement import Arrangement, canonical_hyperplanes
 
 __all__ = ["FORMAT", "read_arrangement", "write_arrangement", "arrangement_from_json", "arrangement_to_json"]
 

@@ -15,8 +15,8 @@ import math
 import random
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InvalidInputError
-from .arrangement import Arrangement
+from polyregions.errors import InvalidInputError
+from polyregions.arrangements.arrangement import Arrangement
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -181,7 +181,7 @@ def network_layer(weight: Any, bias: Any) -> Arrangement:
     >>> network_layer([[1, 0], [0, 2], [-1, 0]], [0, -1, 0]).hyperplanes
     ((1, 0, 0), (0, 2, 1))
     """
-    from ..rational import rational_matrix, rational_vector
+    from polyregions.exact.rationals import rational_matrix, rational_vector
 
     W = rational_matrix(weight, what="weight")
     if not W:

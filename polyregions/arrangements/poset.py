@@ -18,13 +18,13 @@ from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING, Sequence
 
-from ._kernel import Chart, IntRow, canonical
+from polyregions.arrangements._kernel import Chart, IntRow, canonical
 
 if TYPE_CHECKING:
     import networkx as nx
 
-    from ..linalg import Matrix, Vector
-    from .arrangement import Arrangement
+    from polyregions.exact.linalg import Matrix, Vector
+    from polyregions.arrangements.arrangement import Arrangement
 
 __all__ = ["Flat", "IntersectionPoset", "intersection_poset", "poset_of_rows", "polynomial_text"]
 
@@ -74,8 +74,8 @@ class Flat:
         >>> line.contains([1, 1]), line.contains([0, 0])
         (True, False)
         """
-        from ..linalg import rank
-        from ..rational import rational_vector
+        from polyregions.exact.linalg import rank
+        from polyregions.exact.rationals import rational_vector
 
         x = rational_vector(x, what="point", length=len(self.columns[-1]) - 1)
         offset = tuple(xi - pi for xi, pi in zip(x, self.point))
@@ -225,7 +225,7 @@ class IntersectionPoset:
         ``kind=2``: ``W_k``, the number of flats of rank ``k``.
         """
         if kind not in (1, 2):
-            from ..errors import InvalidInputError
+            from polyregions.errors import InvalidInputError
             raise InvalidInputError(f"whitney_numbers: expected kind 1 or 2, got {kind!r}")
         numbers = [0] * (self.rank + 1)
         for flat, mu in zip(self.flats, self.mobius):

@@ -15,17 +15,17 @@ from functools import cached_property
 from operator import mul
 from typing import TYPE_CHECKING, Sequence
 
-from ._kernel import (BOTH, IntRow, SymbolicPoint, concrete_point, enumerate_cells, lift, restrict_rows,
+from polyregions.arrangements._kernel import (BOTH, IntRow, SymbolicPoint, concrete_point, enumerate_cells, lift, restrict_rows,
                       restriction_by_columns)
 
 if TYPE_CHECKING:
     import networkx as nx
 
-    from ..linalg import Matrix, Vector
-    from ..polytope import Polytope
-    from .arrangement import Arrangement
+    from polyregions.exact.linalg import Matrix, Vector
+    from polyregions.polyhedra.polytope import Polytope
+    from polyregions.arrangements.arrangement import Arrangement
 
-__all__ = ["Region", "Face", "enumerate_regions", "enumerate_faces", "face_poset", "adjacency_graph",
+__all__ = ["ArrangementRegion", "ArrangementFace", "enumerate_regions", "enumerate_faces", "face_poset", "adjacency_graph",
            "region_of", "sign_string"]
 
 
@@ -41,7 +41,7 @@ def sign_string(signs: Sequence[int]) -> str:
 
 
 @dataclass(frozen=True)
-class Face:
+class ArrangementFace:
     """A face of an arrangement: a relatively open cell with a sign vector over ``{-1, 0, +1}``.
 
     Attributes
@@ -75,13 +75,13 @@ class Face:
         return sign_string(self.signs)
 
     def is_bounded(self) -> bool:
-        """Whether the face is bounded in the ordinary sense (for regions, compare :attr:`Region.bounded`,
+        """Whether the face is bounded in the ordinary sense (for regions, compare :attr:`ArrangementRegion.bounded`,
         boundedness modulo the lineality space)."""
         return _bounded_face(self)
 
 
 @dataclass(frozen=True)
-class Region(Face):
+class ArrangementRegion(ArrangementFace):
     """A region (full-dimensional face) of an arrangement.
 
     Attributes
@@ -112,12 +112,12 @@ class Region(Face):
     @property
     def polytope(self) -> "Polytope":
         """The closed region as an exact H-polytope (rows may be redundant; ``.irredundant()`` drops them)."""
-        from ..polytope import Polytope
+        from polyregions.polyhedra.polytope import Polytope
         return Polytope(self.A, self.b, self.arrangement.dim)
 
     def contains(self, x: Sequence) -> bool:
         """Whether the point ``x`` lies in the open region (exact)."""
-        from ..rational import rational_vector
+        from polyregions.exact.rationals import rational_vector
 
         x = rational_vector(x, what="point", length=self.arrangement.dim)
         return all(_value(row, x) * s > 0 for row, s in zip(self.arrangement._system[0], self._system_signs))
@@ -131,7 +131,7 @@ def _sorted_cells(cells, n: int):
     return sorted(cells, key=lambda cell: cell[0][:n])
 
 
-def enumerate_regions(arrangement: "Arrangement") -> tuple[Region, ...]:
+def enumerate_regions(arrangement: "Arrangement") -> tuple[ArrangementRegion, ...]:
     """Every region of the arrangement (cells of the domain's interior, if there is a domain).
 
     Examples
@@ -144,13 +144,13 @@ def enumerate_regions(arrangement: "Arrangement") -> tuple[Region, ...]:
     n = len(arrangement)
     cells = _sorted_cells(enumerate_cells(rows, allowed, arrangement.dim), n)
     bounded = _relatively_bounded(rows, allowed, [signs for signs, _ in cells], arrangement.dim)
-    return tuple(Region(signs[:n], arrangement.dim, 0, arrangement, point, signs, flag)
+    return tuple(ArrangementRegion(signs[:n], arrangement.dim, 0, arrangement, point, signs, flag)
                  for (signs, point), flag in zip(cells, bounded))
 
 
-def region_of(arrangement: "Arrangement", x: Sequence) -> Region | None:
+def region_of(arrangement: "Arrangement", x: Sequence) -> ArrangementRegion | None:
     """The region whose interior holds ``x``, or None (exact)."""
-    from ..rational import rational_vector
+    from polyregions.exact.rationals import rational_vector
 
     x = rational_vector(x, what="point", length=arrangement.dim)
     rows, allowed = arrangement._system
@@ -186,10 +186,10 @@ def _flat_cells(rows: Sequence[IntRow], allowed: Sequence[int], columns: Sequenc
             for signs, point in enumerate_cells(sub_rows, sub_allowed, len(columns) - 1)]
 
 
-def enumerate_faces(arrangement: "Arrangement", *, dims: Sequence[int] | None = None) -> tuple[Face, ...]:
+def enumerate_faces(arrangement: "Arrangement", *, dims: Sequence[int] | None = None) -> tuple[ArrangementFace, ...]:
     """Every face of the given dimensions (default: all), sorted by dimension, flat, sign vector.
 
-    Regions come out as :class:`Region` objects (the same as :func:`enumerate_regions`).
+    Regions come out as :class:`ArrangementRegion` objects (the same as :func:`enumerate_regions`).
 
     Examples
     --------
@@ -200,7 +200,7 @@ def enumerate_faces(arrangement: "Arrangement", *, dims: Sequence[int] | None = 
     rows, allowed = arrangement._system
     n = len(arrangement)
     wanted = set(range(arrangement.dim + 1) if dims is None else dims)
-    faces: list[Face] = []
+    faces: list[ArrangementFace] = []
     flats = sorted(arrangement.poset.flats, key=lambda f: (f.dim, f.index))
     for flat in flats:
         if flat.dim not in wanted:
@@ -209,7 +209,7 @@ def enumerate_faces(arrangement: "Arrangement", *, dims: Sequence[int] | None = 
             faces.extend(arrangement.regions())
             continue
         for signs, point in _sorted_cells(_flat_cells(rows, allowed, flat.columns), n):
-            faces.append(Face(signs[:n], flat.dim, flat.index, arrangement, point, signs))
+            faces.append(ArrangementFace(signs[:n], flat.dim, flat.index, arrangement, point, signs))
     return tuple(faces)
 
 
@@ -225,8 +225,8 @@ def _relatively_bounded(rows: Sequence[IntRow], allowed: Sequence[int], sign_vec
     """
     import numpy as np
 
-    from ._kernel import canonical
-    from .poset import poset_of_rows
+    from polyregions.arrangements._kernel import canonical
+    from polyregions.arrangements.poset import poset_of_rows
 
     if not sign_vectors:
         return []
@@ -261,7 +261,7 @@ def _sign(v: int) -> int:
     return (v > 0) - (v < 0)
 
 
-def _bounded_face(face: Face) -> bool:
+def _bounded_face(face: ArrangementFace) -> bool:
     """A face is bounded when no direction v != 0 keeps it: the cone of its closure meets the lineality trivially."""
     arrangement = face.arrangement
     rows, allowed = arrangement._system
@@ -275,7 +275,7 @@ def _bounded_face(face: Face) -> bool:
     for (i, o), s in zip(recipe, face._system_signs):
         if i >= 0:
             sub_signs[i] = o * s
-    from ..linalg import rank
+    from polyregions.exact.linalg import rank
 
     if not sub_rows or rank([tuple(Fraction(v) for v in r[:-1]) for r in sub_rows]) < flat.dim:
         return False  # a whole line of the flat stays in the face
@@ -318,7 +318,7 @@ def face_poset(arrangement: "Arrangement") -> "nx.DiGraph":
                         signs[k] = direction * sides[k]
                     other = index.get(tuple(signs))
                     if other is None:
-                        from ..errors import CertificateError
+                        from polyregions.errors import CertificateError
                         raise CertificateError("a facet of a face has no face on one of its sides")
                     graph.add_edge(i, other)
     return graph

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from ..errors import CertificateError
+from polyregions.errors import CertificateError
 
 if TYPE_CHECKING:
-    from .arrangement import Arrangement
+    from polyregions.arrangements.arrangement import Arrangement
 
 __all__ = ["ZaslavskyReport", "check_zaslavsky"]
 
@@ -101,7 +101,7 @@ def check_zaslavsky(arrangement: "Arrangement", *, faces: bool = True, raise_on_
 
 
 def _domain_rows(arrangement: "Arrangement"):
-    from ..rational import rational_matrix, rational_vector
+    from polyregions.exact.rationals import rational_matrix, rational_vector
 
     domain = arrangement.domain
     A = rational_matrix(domain.A, what="domain.A", shape=(None, arrangement.dim))
@@ -110,7 +110,7 @@ def _domain_rows(arrangement: "Arrangement"):
 
 def _regions_in_domain(arrangement: "Arrangement") -> int:
     """``sum |mu(X)|`` over the flats meeting the domain's interior (each decided by a certified LP)."""
-    from ..lp import strict_point
+    from polyregions.exact.lp import strict_point
 
     A, b = _domain_rows(arrangement)
     poset = arrangement.poset
@@ -125,8 +125,8 @@ def _regions_in_domain(arrangement: "Arrangement") -> int:
 
 def _domain_bounded(arrangement: "Arrangement") -> bool:
     """Whether ``{v : A v <= 0}`` is ``{0}`` (certified LP): the domain is bounded."""
-    from ..linalg import rank
-    from ..lp import maximize
+    from polyregions.exact.linalg import rank
+    from polyregions.exact.lp import maximize
 
     A, _ = _domain_rows(arrangement)
     if not A or rank(A) < arrangement.dim:

@@ -25,16 +25,16 @@ Examples
 (Fraction(9, 1), [Fraction(1, 2)])
 """
 
-from ._backend import SAVE_FORMATS, MissingDependencyError, save_figure
-from .adjacency import adjacency_drawing, plot_adjacency, shared_facet
-from .arrangements import (arrangement_polygons, arrangement_window, hasse_layout, hyperplane_segments,
+from polyregions.plotting._backend import SAVE_FORMATS, save_figure
+from polyregions.plotting.adjacency import adjacency_drawing, plot_adjacency, shared_facet
+from polyregions.plotting.arrangements import (arrangement_polygons, arrangement_window, hasse_layout, hyperplane_segments,
                            plot_arrangement, plot_poset)
-from .colors import class_colors, distinct_colors
-from .dynamics import plot_region_counts, plot_snapshots
-from .graph import Graph1D, graph_1d, plot_graph, region_intervals
-from .layers import layer_complexes, plot_layers, truncations
-from .polygons import Polygon, clip, default_window, polygon_from_inequalities, window_polygon
-from .regions import COLORINGS, class_polygons, domain_window, plot_regions, region_polygons
+from polyregions.plotting.colors import class_colors, distinct_colors
+from polyregions.plotting.dynamics import plot_region_counts, plot_snapshots
+from polyregions.plotting.graph import Graph1D, graph_1d, plot_graph, region_intervals
+from polyregions.plotting.layers import layer_complexes, plot_layers, truncations
+from polyregions.plotting.polygons import Polygon, clip, default_window, polygon_from_inequalities, window_polygon
+from polyregions.plotting.regions import COLORINGS, class_polygons, domain_window, plot_regions, region_polygons
 
 __all__ = [
     "plot_regions",
@@ -47,7 +47,6 @@ __all__ = [
     "plot_snapshots",
     "save_figure",
     "SAVE_FORMATS",
-    "MissingDependencyError",
     "COLORINGS",
     "region_polygons",
     "class_polygons",

@@ -4,16 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import PolyregionsError
+from polyregions.errors import MissingDependencyError
 
-__all__ = ["MissingDependencyError", "pyplot", "new_axes", "save_figure", "SAVE_FORMATS"]
+__all__ = ["pyplot", "new_axes", "save_figure", "SAVE_FORMATS"]
 
 #: File extensions :func:`save_figure` writes.
 SAVE_FORMATS = ("png", "svg", "pdf")
-
-
-class MissingDependencyError(PolyregionsError, ImportError):
-    """An optional dependency needed for this call is not installed."""
 
 
 def pyplot():
@@ -39,7 +35,7 @@ def save_figure(figure: Any, path: str, *, dpi: int = 150) -> None:
     """Write a figure to ``path`` (``.png``, ``.svg`` or ``.pdf``), atomically, and close it."""
     import os
 
-    from ..errors import InvalidInputError
+    from polyregions.errors import InvalidInputError
 
     extension = os.path.splitext(str(path))[1].lower().lstrip(".")
     if extension not in SAVE_FORMATS:

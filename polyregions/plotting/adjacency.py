@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InvalidInputError
-from .polygons import Polygon, clip
+from polyregions.errors import InvalidInputError
+from polyregions.plotting.polygons import Polygon, clip
 
 if TYPE_CHECKING:
-    from ..arrangements import Arrangement
-    from ..region_complex import RegionComplex
+    from polyregions.arrangements import Arrangement
+    from polyregions.regions.complex import RegionComplex
 
 __all__ = ["shared_facet", "adjacency_drawing", "plot_adjacency"]
 
@@ -38,18 +38,18 @@ def shared_facet(polygon: Polygon, A, b) -> Polygon:
 
 def _source(source: Any, window: Any):
     """(polygons, inequalities per region, graph, window) of a region complex or an arrangement."""
-    from ..arrangements import Arrangement
-    from ..region_complex import RegionComplex
+    from polyregions.arrangements import Arrangement
+    from polyregions.regions.complex import RegionComplex
 
     if isinstance(source, RegionComplex):
-        from .regions import domain_window, region_polygons
+        from polyregions.plotting.regions import domain_window, region_polygons
 
         if window is None:
             window = domain_window(source.domain, points=[r.interior_point for r in source.regions])
         polygons = region_polygons(source, window=window)
         return polygons, [(r.A, r.b) for r in source.regions], source.graph, window
     if isinstance(source, Arrangement):
-        from .arrangements import arrangement_polygons, arrangement_window, planar
+        from polyregions.plotting.arrangements import arrangement_polygons, arrangement_window, planar
 
         source, _ = planar(source)
         if window is None:
@@ -107,9 +107,9 @@ def plot_adjacency(source: "RegionComplex | Arrangement", *, ax: Any = None, win
     """
     from matplotlib.collections import LineCollection
 
-    from ._backend import new_axes
-    from .colors import PALE, distinct_colors
-    from .regions import _finish, draw_polygons
+    from polyregions.plotting._backend import new_axes
+    from polyregions.plotting.colors import PALE, distinct_colors
+    from polyregions.plotting.regions import _finish, draw_polygons
 
     polygons, inequalities, graph, window = _source(source, window)
     nodes, edges = _drawing(polygons, inequalities, graph)

@@ -11,19 +11,19 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ..arrangements.poset import polynomial_text
-from ..errors import InvalidInputError
-from .polygons import Polygon, clip, default_window, polygon_from_inequalities, window_polygon
+from polyregions.arrangements.poset import polynomial_text
+from polyregions.errors import InvalidInputError
+from polyregions.plotting.polygons import Polygon, clip, default_window, polygon_from_inequalities, window_polygon
 
 if TYPE_CHECKING:
-    from ..arrangements import Arrangement, IntersectionPoset
+    from polyregions.arrangements import Arrangement, IntersectionPoset
 
 __all__ = ["planar", "arrangement_window", "arrangement_polygons", "hyperplane_segments", "plot_arrangement",
            "hasse_layout", "plot_poset"]
 
 
 def _check_plane(arrangement: "Arrangement", what: str) -> None:
-    from ..arrangements import Arrangement
+    from polyregions.arrangements import Arrangement
 
     if not isinstance(arrangement, Arrangement):
         raise InvalidInputError(f"{what}: expected an Arrangement, got {type(arrangement).__name__}")
@@ -43,7 +43,7 @@ def planar(arrangement: "Arrangement") -> tuple["Arrangement", bool]:
     >>> essential.dim, changed, essential.num_regions()
     (2, True, 6)
     """
-    from ..arrangements import Arrangement
+    from polyregions.arrangements import Arrangement
 
     if isinstance(arrangement, Arrangement) and arrangement.dim > 2 and arrangement.rank == 2 \
             and arrangement.domain is None:
@@ -66,7 +66,7 @@ def arrangement_window(arrangement: "Arrangement") -> tuple[tuple[Fraction, Frac
     """
     _check_plane(arrangement, "arrangement_window")
     if arrangement.domain is not None:
-        from ..polytope import Polytope
+        from polyregions.polyhedra.polytope import Polytope
 
         domain = arrangement.domain
         polytope = Polytope(tuple(map(tuple, domain.A)), tuple(domain.b), domain.dim)
@@ -150,9 +150,9 @@ def plot_arrangement(arrangement: "Arrangement", *, ax: Any = None, window: Any 
     >>> from polyregions.arrangements import braid
     >>> ax = plot_arrangement(braid(3).essentialization())  # doctest: +SKIP
     """
-    from ._backend import new_axes
-    from .colors import PALE, VIVID, distinct_colors
-    from .regions import _edge_collection, _finish, draw_polygons
+    from polyregions.plotting._backend import new_axes
+    from polyregions.plotting.colors import PALE, VIVID, distinct_colors
+    from polyregions.plotting.regions import _edge_collection, _finish, draw_polygons
 
     arrangement, essentialized = planar(arrangement)
     if names is None:
@@ -192,7 +192,7 @@ def plot_arrangement(arrangement: "Arrangement", *, ax: Any = None, window: Any 
 
 
 def _poset_of(source: Any) -> "IntersectionPoset":
-    from ..arrangements import Arrangement, IntersectionPoset
+    from polyregions.arrangements import Arrangement, IntersectionPoset
 
     if isinstance(source, Arrangement):
         return source.poset
@@ -265,7 +265,7 @@ def plot_poset(source: "Arrangement | IntersectionPoset", *, ax: Any = None, mob
     >>> from polyregions.arrangements import braid
     >>> ax = plot_poset(braid(3))  # doctest: +SKIP
     """
-    from ._backend import new_axes
+    from polyregions.plotting._backend import new_axes
 
     poset = _poset_of(source)
     layout = hasse_layout(poset)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import colorsys
 from typing import Sequence
 
-from ..errors import InvalidInputError
+from polyregions.errors import InvalidInputError
 
 __all__ = ["distinct_colors", "PALE", "VIVID", "class_colors", "lighten", "to_hex"]
 

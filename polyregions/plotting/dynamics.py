@@ -1,14 +1,14 @@
-"""Pictures of training runs (:mod:`polyregions.training`): counts per epoch and snapshots of the regions."""
+"""Pictures of training runs (:mod:`polyregions.experiments.training`): counts per epoch and snapshots of the regions."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ..errors import InvalidInputError
+from polyregions.errors import InvalidInputError
 
 if TYPE_CHECKING:
-    from ..domain import Domain
-    from ..training import Dataset, RegionHistory
+    from polyregions.regions.domains import Domain
+    from polyregions.experiments.training import Dataset, RegionHistory
 
 __all__ = ["plot_region_counts", "plot_snapshots"]
 
@@ -33,11 +33,11 @@ def plot_region_counts(histories: "RegionHistory | Sequence[RegionHistory]", *,
 
     Examples
     --------
-    >>> from polyregions.training import moons, region_history, square_domain
+    >>> from polyregions.experiments.training import moons, region_history, square_domain
     >>> run = region_history(moons(100), [8, 8], epochs=1, domain=square_domain())
     >>> ax = plot_region_counts(run)  # doctest: +SKIP
     """
-    from ._backend import new_axes
+    from polyregions.plotting._backend import new_axes
 
     if not isinstance(histories, (list, tuple)):
         histories = [histories]
@@ -67,9 +67,9 @@ def plot_snapshots(history: "RegionHistory", domain: "Domain", *, epochs: Sequen
 
     ``epochs`` picks checkpoints of the run (default: all); ``data`` is scattered over the decision regions.
     """
-    from ..enumeration import enumerate_regions
-    from ._backend import pyplot
-    from .regions import plot_regions
+    from polyregions.regions.enumeration import enumerate_regions
+    from polyregions.plotting._backend import pyplot
+    from polyregions.plotting.regions import plot_regions
 
     if domain.dim != 2:
         raise InvalidInputError(f"plot_snapshots: expected a 2-D domain, got a {domain.dim}-D domain")

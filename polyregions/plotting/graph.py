@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InvalidInputError
+from polyregions.errors import InvalidInputError
 
 if TYPE_CHECKING:
-    from ..domain import Domain
-    from ..network import Network
-    from ..region_complex import RegionComplex
+    from polyregions.regions.domains import Domain
+    from polyregions.networks.network import Network
+    from polyregions.regions.complex import RegionComplex
 
 __all__ = ["Graph1D", "region_intervals", "graph_1d", "plot_graph"]
 
@@ -39,9 +39,9 @@ def region_intervals(complex_: "RegionComplex", *, window: Any = None) -> list[t
 
     Examples
     --------
-    >>> from polyregions.constructions import sawtooth
-    >>> from polyregions.domain import box
-    >>> from polyregions.enumeration import enumerate_regions
+    >>> from polyregions.networks.constructions import sawtooth
+    >>> from polyregions.regions.domains import box
+    >>> from polyregions.regions.enumeration import enumerate_regions
     >>> sorted(region_intervals(enumerate_regions(sawtooth(1), box([0], [1]))))
     [(Fraction(0, 1), Fraction(1, 2)), (Fraction(1, 2), Fraction(1, 1))]
     """
@@ -50,7 +50,7 @@ def region_intervals(complex_: "RegionComplex", *, window: Any = None) -> list[t
         raise InvalidInputError(f"region_intervals: expected a complex on a 1-D domain, got a {domain.dim}-D domain")
     lower, upper = _interval(domain.region.A, domain.region.b, None, None)
     if window is not None:
-        from ..rational import rational
+        from polyregions.exact.rationals import rational
 
         w_lo, w_hi = (rational(v, what="window") for v in window)
         lower = w_lo if lower is None else max(lower, w_lo)
@@ -98,9 +98,9 @@ def graph_1d(complex_: "RegionComplex", *, output: int = 0, window: Any = None) 
     --------
     Telgarsky's sawtooth with 2 compositions: 4 pieces, alternating between 0 and 1.
 
-    >>> from polyregions.constructions import sawtooth
-    >>> from polyregions.domain import box
-    >>> from polyregions.enumeration import enumerate_regions
+    >>> from polyregions.networks.constructions import sawtooth
+    >>> from polyregions.regions.domains import box
+    >>> from polyregions.regions.enumeration import enumerate_regions
     >>> g = graph_1d(enumerate_regions(sawtooth(2), box([0], [1])))
     >>> [str(t) for t in g.knots], [str(v) for v in g.values], g.pieces
     (['0', '1/4', '1/2', '3/4', '1'], ['0', '1', '0', '1', '0'], 4)
@@ -140,11 +140,11 @@ def plot_graph(source: "RegionComplex | Network", domain: "Domain | None" = None
 
     Examples
     --------
-    >>> from polyregions.constructions import sawtooth
-    >>> from polyregions.domain import box
+    >>> from polyregions.networks.constructions import sawtooth
+    >>> from polyregions.regions.domains import box
     >>> ax = plot_graph(sawtooth(3), box([0], [1]))  # doctest: +SKIP
     """
-    from ._backend import new_axes
+    from polyregions.plotting._backend import new_axes
 
     complex_ = _complex(source, domain, engine)
     graph = graph_1d(complex_, output=output, window=window)
@@ -168,7 +168,7 @@ def plot_graph(source: "RegionComplex | Network", domain: "Domain | None" = None
 
 
 def _complex(source: Any, domain: Any, engine: str) -> "RegionComplex":
-    from ..region_complex import RegionComplex
+    from polyregions.regions.complex import RegionComplex
 
     if isinstance(source, RegionComplex):
         if domain is not None:
@@ -180,6 +180,6 @@ def _complex(source: Any, domain: Any, engine: str) -> "RegionComplex":
     if domain.dim != 1:
         raise InvalidInputError(f"plot_graph: expected a 1-D domain (a segment or a 1-D box), got a "
                                 f"{domain.dim}-D domain")
-    from ..enumeration import enumerate_regions
+    from polyregions.regions.enumeration import enumerate_regions
 
     return enumerate_regions(source, domain, engine=engine)

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InvalidInputError
+from polyregions.errors import InvalidInputError
 
 if TYPE_CHECKING:
-    from ..domain import Domain
-    from ..network import Network
-    from ..region_complex import RegionComplex
+    from polyregions.regions.domains import Domain
+    from polyregions.networks.network import Network
+    from polyregions.regions.complex import RegionComplex
 
 __all__ = ["truncations", "layer_complexes", "plot_layers"]
 
@@ -25,11 +25,11 @@ def truncations(network: "Network") -> list["Network"]:
 
     Examples
     --------
-    >>> from polyregions.initializers import he_normal
+    >>> from polyregions.networks.initializers import he_normal
     >>> [t.widths for t in truncations(he_normal([2, 4, 3], seed=0, output_dim=1))]
     [(4,), (4, 3)]
     """
-    from ..network import Network
+    from polyregions.networks.network import Network
 
     out = []
     for l, layer in enumerate(network.layers):
@@ -46,13 +46,13 @@ def layer_complexes(network: "Network", domain: "Domain", *, engine: str = "auto
 
     Examples
     --------
-    >>> from polyregions.network import Network
-    >>> from polyregions.domain import box
+    >>> from polyregions.networks.network import Network
+    >>> from polyregions.regions.domains import box
     >>> net = Network.from_layers(1, [([[1], [1]], [0, -1], "relu"), ([[1, -2]], ["-1/4"], "relu")])
     >>> [len(c) for c in layer_complexes(net, box([-1], [3]))]
     [3, 5]
     """
-    from ..enumeration import enumerate_regions
+    from polyregions.regions.enumeration import enumerate_regions
 
     return [enumerate_regions(t, domain, engine=engine) for t in truncations(network)]
 
@@ -66,12 +66,12 @@ def plot_layers(network: "Network", domain: "Domain", *, color_by: str = "patter
 
     Examples
     --------
-    >>> from polyregions.initializers import he_normal
-    >>> from polyregions.domain import box
+    >>> from polyregions.networks.initializers import he_normal
+    >>> from polyregions.regions.domains import box
     >>> figure = plot_layers(he_normal([2, 8, 8, 8], seed=0), box([-1, -1], [1, 1]))  # doctest: +SKIP
     """
-    from ._backend import pyplot
-    from .regions import plot_regions
+    from polyregions.plotting._backend import pyplot
+    from polyregions.plotting.regions import plot_regions
 
     if domain.dim != 2:
         raise InvalidInputError(f"plot_layers: expected a 2-D domain, got a {domain.dim}-D domain")

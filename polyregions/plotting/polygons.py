@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Hashable, Sequence
 
-from ..errors import InvalidInputError
-from ..rational import rational, rational_vector
+from polyregions.errors import InvalidInputError
+from polyregions.exact.rationals import rational, rational_vector
 
 __all__ = ["Polygon", "window_polygon", "clip", "polygon_from_inequalities", "default_window"]
 

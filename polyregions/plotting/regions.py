@@ -18,12 +18,12 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Hashable, Sequence
 
-from ..errors import InvalidInputError
-from .polygons import Polygon, clip, default_window, polygon_from_inequalities, window_polygon
+from polyregions.errors import InvalidInputError
+from polyregions.plotting.polygons import Polygon, clip, default_window, polygon_from_inequalities, window_polygon
 
 if TYPE_CHECKING:
-    from ..domain import Domain
-    from ..region_complex import RegionComplex
+    from polyregions.regions.domains import Domain
+    from polyregions.regions.complex import RegionComplex
 
 __all__ = ["COLORINGS", "domain_window", "region_polygons", "class_polygons", "plot_regions", "draw_polygons"]
 
@@ -43,7 +43,7 @@ def domain_window(domain: "Domain", *, points: Sequence[Sequence[Any]] = ()) -> 
 
     Examples
     --------
-    >>> from polyregions.domain import box
+    >>> from polyregions.regions.domains import box
     >>> domain_window(box([0, -1], [1, 1]))
     ((Fraction(0, 1), Fraction(-1, 1)), (Fraction(1, 1), Fraction(1, 1)))
     """
@@ -74,9 +74,9 @@ def region_polygons(complex_: "RegionComplex", *, window: Any = None) -> tuple[P
     --------
     Two lines through the origin cut the square into four triangles of area 1:
 
-    >>> from polyregions.network import Network
-    >>> from polyregions.domain import box
-    >>> from polyregions.enumeration import enumerate_regions
+    >>> from polyregions.networks.network import Network
+    >>> from polyregions.regions.domains import box
+    >>> from polyregions.regions.enumeration import enumerate_regions
     >>> net = Network.from_layers(2, [([[1, 1], [1, -1]], [0, 0], "relu")])
     >>> [p.area() for p in region_polygons(enumerate_regions(net, box([-1, -1], [1, 1])))]
     [Fraction(1, 1), Fraction(1, 1), Fraction(1, 1), Fraction(1, 1)]
@@ -110,9 +110,9 @@ def class_polygons(complex_: "RegionComplex", *, window: Any = None, polygons: S
 
     Examples
     --------
-    >>> from polyregions.network import Network
-    >>> from polyregions.domain import box
-    >>> from polyregions.enumeration import enumerate_regions
+    >>> from polyregions.networks.network import Network
+    >>> from polyregions.regions.domains import box
+    >>> from polyregions.regions.enumeration import enumerate_regions
     >>> net = Network.from_layers(2, [([[1, 0]], [0], "relu"), ([[1]], ["-1/2"], "linear")])
     >>> pieces = class_polygons(enumerate_regions(net, box([-1, -1], [1, 1])))
     >>> [(k, p.area()) for _, k, p in pieces]  # class 1 where x > 1/2
@@ -191,7 +191,7 @@ def plot_regions(complex_: "RegionComplex", *, color_by: str = "pattern", ax: An
     Parameters
     ----------
     complex_ : RegionComplex
-        From :func:`polyregions.enumeration.enumerate_regions` on a 2-D domain.
+        From :func:`polyregions.regions.enumeration.enumerate_regions` on a 2-D domain.
     color_by : {"pattern", "linear", "class"}
         One colour per activation region, per linear region, or per predicted class (see the module notes).
     ax : matplotlib Axes, optional
@@ -209,13 +209,13 @@ def plot_regions(complex_: "RegionComplex", *, color_by: str = "pattern", ax: An
 
     Examples
     --------
-    >>> from polyregions.initializers import he_normal
-    >>> from polyregions.domain import box
-    >>> from polyregions.enumeration import enumerate_regions
+    >>> from polyregions.networks.initializers import he_normal
+    >>> from polyregions.regions.domains import box
+    >>> from polyregions.regions.enumeration import enumerate_regions
     >>> ax = plot_regions(enumerate_regions(he_normal([2, 8, 8], seed=0), box([-1, -1], [1, 1])))  # doctest: +SKIP
     """
-    from ._backend import new_axes
-    from .colors import class_colors, distinct_colors, lighten
+    from polyregions.plotting._backend import new_axes
+    from polyregions.plotting.colors import class_colors, distinct_colors, lighten
 
     _check_2d(complex_, "plot_regions")
     if color_by not in COLORINGS:
@@ -260,7 +260,7 @@ def plot_regions(complex_: "RegionComplex", *, color_by: str = "pattern", ax: An
 def _scatter(ax: Any, points: Any, labels: Any) -> None:
     import numpy as np
 
-    from .colors import class_colors
+    from polyregions.plotting.colors import class_colors
 
     points = np.asarray(points, dtype=float)
     if points.ndim != 2 or points.shape[1] != 2:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Sequence
 from flint import fmpq, fmpq_mat
 
 if TYPE_CHECKING:
-    from polyregions.network import Network
+    from polyregions.networks.network import Network
 
 __all__ = ["preactivation_lines", "end_is_unbounded", "regions_on_line", "line_network"]
 
@@ -44,7 +44,7 @@ def preactivation_lines(net: "Network", pattern: Sequence[int], *, _layers=None
 
     Examples
     --------
-    >>> from polyregions.network import Network
+    >>> from polyregions.networks.network import Network
     >>> net = Network.from_layers(1, [([[2], [-1]], [1, 0], "relu"), ([[1, 1]], [0], "relu")])
     >>> [(str(a), str(c)) for a, c, _, _ in preactivation_lines(net, (1, 0, 1))]
     [('2', '1'), ('-1', '0'), ('2', '1')]
@@ -77,7 +77,7 @@ def end_is_unbounded(net: "Network", pattern: Sequence[int], direction: int, *, 
 
     Examples
     --------
-    >>> from polyregions.network import Network
+    >>> from polyregions.networks.network import Network
     >>> net = Network.from_layers(1, [([[1]], [-1], "relu")])     # relu(t - 1): one breakpoint at t = 1
     >>> end_is_unbounded(net, (1,), 1), end_is_unbounded(net, (1,), -1)
     (True, False)
@@ -97,12 +97,12 @@ def regions_on_line(net: "Network", *, radius: Fraction = Fraction(1), growth: i
 
     Examples
     --------
-    >>> from polyregions.constructions import sawtooth
+    >>> from polyregions.networks.constructions import sawtooth
     >>> regions_on_line(sawtooth(3))[0]     # 8 teeth in [0, 1], and one more piece on each side
     10
     """
-    from polyregions.domain import box
-    from polyregions.enumeration import enumerate_regions
+    from polyregions.regions.domains import box
+    from polyregions.regions.enumeration import enumerate_regions
 
     layers = _flint_layers(net)
     R = Fraction(radius)

@@ -21,7 +21,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Iterable
 
 if TYPE_CHECKING:
-    from polyregions.network import Network
+    from polyregions.networks.network import Network
 
 __all__ = ["NetSpec", "Counted", "sweep_specs", "count", "count_all", "breakpoints_of", "ACTIVATIONS"]
 
@@ -59,12 +59,13 @@ class NetSpec:
         return {"space": f"R^{self.n0}", "box": f"[-1,1]^{self.n0}", "unit": f"[0,1]^{self.n0}"}[self.domain]
 
     def activation_object(self):
-        from polyregions.activations import hardtanh, leaky_relu, relu
+        from polyregions.networks.activations import hardtanh, leaky_relu, relu
 
         return {"relu": relu, "hardtanh": hardtanh, "leaky_relu": lambda: leaky_relu(LEAKY_SLOPE)}[self.activation]()
 
     def build(self) -> "Network":
-        from polyregions import constructions, initializers
+        from polyregions.networks import constructions
+        from polyregions.networks import initializers
 
         widths = [self.n0, *self.hidden]
         act = self.activation_object()
@@ -83,7 +84,7 @@ class NetSpec:
     @property
     def known_count(self) -> int | None:
         """The count a construction has by theory (None for random networks)."""
-        from polyregions.constructions import montufar_regions
+        from polyregions.networks.constructions import montufar_regions
 
         if self.init == "sawtooth" and self.domain == "unit":
             return 2 ** len(self.hidden)
@@ -108,7 +109,7 @@ def breakpoints_of(spec: NetSpec) -> int:
 
 
 def _domain(spec: NetSpec):
-    from polyregions.domain import box, space
+    from polyregions.regions.domains import box, space
 
     if spec.domain == "space":
         return space(spec.n0)
@@ -117,7 +118,7 @@ def _domain(spec: NetSpec):
 
 
 def _count(spec: NetSpec) -> Counted:
-    from polyregions.enumeration import enumerate_regions
+    from polyregions.regions.enumeration import enumerate_regions
 
     from ._lines import regions_on_line
 

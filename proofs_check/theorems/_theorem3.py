@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from polyregions.network import Network
+    from polyregions.networks.network import Network
 
 __all__ = ["theorem3_integrand", "theorem3_estimate"]
 

@@ -17,7 +17,7 @@ For x uniform in a compact K and a ReLU network with random weights, E[distance(
 experiments (784 inputs, He-normal weights, bias variance 1e-6, 10 outputs) the mean distance stays between 0.4/N
 and 1.5/N, with the same product distance x N for every architecture at initialisation (Figure 6). Measured here:
 distance(x, B_N) to the boundary of the linear regions, in floating point with proven error bounds
-(polyregions.distances; points the bounds cannot settle are computed exactly), for He-normal networks with bias
+(polyregions.measures.distances; points the bounds cannot settle are computed exactly), for He-normal networks with bias
 standard deviation 1e-3 and three point distributions: uniform in [0, 1]^784 (Theorem 2's setting), normal with
 MNIST's overall pixel mean and deviation N(0.1307, 0.3081^2) (a stand-in for the paper's MNIST-matched samples),
 and uniform in [-1, 1]^2 for 2-input networks. Checked: (proven) distance(x, B_N) >= the distance from x to the
@@ -56,8 +56,8 @@ def run(size: str = "quick", *, workers: int = 1) -> CheckResult:
     """Measure mean distances to B_N for every setting, architecture and seed."""
     import numpy as np
 
-    from polyregions.distances import boundary_distances
-    from polyregions.initializers import he_normal
+    from polyregions.measures.distances import boundary_distances
+    from polyregions.networks.initializers import he_normal
 
     plan = _PLAN[size]
     result = CheckResult(NAME, TITLE, STATEMENT, KIND, size)

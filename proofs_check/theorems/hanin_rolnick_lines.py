@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 from statistics import mean
 
-from polyregions.bounds import raghu_bound
+from polyregions.measures.bounds import raghu_bound
 
 from ._report import CheckResult, Timer
 
@@ -27,7 +27,7 @@ leaky ReLU (slope 1/100) and hard tanh (T = 2). Band checked: for every activati
 mean of regions / (T N) lies in [1/2, 2], and across architectures the largest mean is at most twice the smallest
 (the ratio does not depend on how the neurons are arranged). Proven alongside: each count is at most
 prod_l (1 + T n_l), Raghu et al.'s bound for a 1-D domain, and the first line of every network gives the same
-count with polyregions.trajectories.line_regions (which finds the line's end patterns directly).
+count with polyregions.measures.trajectories.line_regions (which finds the line's end patterns directly).
 """
 
 #: The band for the mean of regions / (T N), and the largest allowed ratio between architectures' means.
@@ -43,7 +43,7 @@ _PLAN = {
 
 
 def _activation(name: str):
-    from polyregions.activations import hardtanh, leaky_relu, relu
+    from polyregions.networks.activations import hardtanh, leaky_relu, relu
 
     return {"relu": relu(), "leaky_relu": leaky_relu(Fraction(1, 100)), "hardtanh": hardtanh()}[name]
 
@@ -52,14 +52,14 @@ def run(size: str = "quick", *, workers: int = 1) -> CheckResult:
     """Count regions along lines of He-normal networks; compare regions / (T N) with the band."""
     import numpy as np
 
-    from polyregions.initializers import he_normal
+    from polyregions.networks.initializers import he_normal
 
     from ._lines import regions_on_line
 
     plan = _PLAN[size]
     result = CheckResult(NAME, TITLE, STATEMENT, KIND, size)
     try:
-        from polyregions.trajectories import line_regions as library
+        from polyregions.measures.trajectories import line_regions as library
     except ImportError:
         library = None
     cross_checked = 0
@@ -86,12 +86,12 @@ def run(size: str = "quick", *, workers: int = 1) -> CheckResult:
                                 line = net.restrict([0] * n0, [[Fraction(v) for v in point]])
                             regions = regions_on_line(line)[0]
                             if library is not None and line_index == 0:
-                                # A second exact method: polyregions.trajectories finds the ends directly.
+                                # A second exact method: polyregions.measures.trajectories finds the ends directly.
                                 other = library(net, point if n0 > 1 else [1]).regions
                                 cross_checked += 1
                                 result.require(other == regions, f"{activation} {[n0, *widths]} seed {seed}: "
                                                                  f"{regions} regions here, {other} from "
-                                                                 f"polyregions.trajectories.line_regions")
+                                                                 f"polyregions.measures.trajectories.line_regions")
                             counts.append(regions)
                             ratios.append(Fraction(regions, T * N))
                     worst = max(counts)
@@ -119,9 +119,9 @@ def run(size: str = "quick", *, workers: int = 1) -> CheckResult:
     all_ratios = [r["ratio_mean"] for r in result.rows]
     result.numbers.update(ratio_mean_min=min(all_ratios), ratio_mean_max=max(all_ratios),
                           lines=sum(r["lines"] for r in result.rows))
-    result.summary.append(f"the first line of every network counted again by polyregions.trajectories.line_regions: "
+    result.summary.append(f"the first line of every network counted again by polyregions.measures.trajectories.line_regions: "
                           f"{cross_checked} lines, all equal" if library is not None else
-                          "polyregions.trajectories is not installed: no second count of the lines")
+                          "polyregions.measures.trajectories is not installed: no second count of the lines")
     result.summary.append(f"{result.numbers['lines']} lines in all; every mean of regions / (T N) in "
                           f"[{min(all_ratios):.3f}, {max(all_ratios):.3f}]")
     result.seconds = timer.seconds

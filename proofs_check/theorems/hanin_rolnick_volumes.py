@@ -21,11 +21,11 @@ order T N). Checked on 2-D inputs in K = [-1, 1]^2 (k = 1: the length of the bou
 k = 2: the number of its vertices, the points where it is not locally a line), for networks with normal weights of
 variance 2/fan-in and normal biases of standard deviation sigma (1, 1/2 or 3/10: a theorem for any bias density;
 Hanin & Rolnick's 1e-3 makes rho a spike that a Monte-Carlo estimate over x cannot resolve). Left side: the mean
-over M random networks of the exact volumes (polyregions.boundary_volumes, exact sums of square roots with proven
+over M random networks of the exact volumes (polyregions.measures.volumes, exact sums of square roots with proven
 float bounds). Right side: for the same networks, vol(K) times the mean of the integrand over uniform points of K
 (proofs_check.theorems._theorem3, a numpy implementation written for this check), which estimates the same
 expectation. The test is statistical: the mean paired difference must be within 4 standard errors of 0 (for a
-correct pair of computations this fails with probability about 6e-5). Where polyregions.theorem3 is installed its
+correct pair of computations this fails with probability about 6e-5). Where polyregions.measures.theorem3 is installed its
 integrand must agree with this check's at the same points (two implementations of one formula).
 """
 
@@ -42,7 +42,7 @@ _POINTS = {"quick": 2000, "full": 4000}
 
 def _library_integrand():
     try:
-        from polyregions.theorem3 import theorem3_integrand
+        from polyregions.measures.theorem3 import theorem3_integrand
     except ImportError:
         return None
     return theorem3_integrand
@@ -52,10 +52,10 @@ def run(size: str = "quick", *, workers: int = 1) -> CheckResult:
     """Compare exact boundary volumes with the Monte-Carlo right-hand side of Theorem 3."""
     import numpy as np
 
-    from polyregions.boundary_volumes import boundary_volumes
-    from polyregions.domain import box
-    from polyregions.enumeration import enumerate_regions
-    from polyregions.initializers import gaussian
+    from polyregions.measures.volumes import boundary_volumes
+    from polyregions.regions.domains import box
+    from polyregions.regions.enumeration import enumerate_regions
+    from polyregions.networks.initializers import gaussian
 
     from ._theorem3 import theorem3_integrand
 
@@ -82,7 +82,7 @@ def run(size: str = "quick", *, workers: int = 1) -> CheckResult:
                         theirs = library(net, X, k=k, bias_std=sigma)
                         scale = float(np.abs(ours).mean()) or 1.0
                         gap = float(np.abs(theirs - ours).max()) / scale
-                        result.require(gap <= 1e-6, f"{hidden} seed {seed}, k = {k}: polyregions.theorem3's integrand "
+                        result.require(gap <= 1e-6, f"{hidden} seed {seed}, k = {k}: polyregions.measures.theorem3's integrand "
                                                     f"differs from this check's by {gap:.2e} (relative)")
                     cross_checked += 1
             for k in (1, 2):
@@ -106,9 +106,9 @@ def run(size: str = "quick", *, workers: int = 1) -> CheckResult:
                     f"right-hand side "
                     f"{row['estimated']:.3f} ± {row['estimated_se']:.3f} ({row['relative_difference']:+.1%}, "
                     f"z = {z:+.2f})")
-        result.summary.append("polyregions.theorem3's integrand agrees with this check's on "
+        result.summary.append("polyregions.measures.theorem3's integrand agrees with this check's on "
                               f"{cross_checked} networks" if library is not None else
-                              "polyregions.theorem3 is not installed: its integrand was not compared")
+                              "polyregions.measures.theorem3 is not installed: its integrand was not compared")
         result.summary.append(f"largest |z| = {max(abs(r['z']) for r in result.rows):.2f} (limit {Z_LIMIT}) over "
                               f"{len(result.rows)} comparisons")
     result.columns = ["case", "networks", "points", "measured", "measured_se", "estimated", "estimated_se",

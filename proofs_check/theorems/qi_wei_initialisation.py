@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from polyregions.bounds import raghu_relu_bound, serra_bound
+from polyregions.measures.bounds import raghu_relu_bound, serra_bound
 
 from ._report import CheckResult, Timer, ratio
 
@@ -55,8 +55,8 @@ def qi_wei_module(width: int, *, seed: int = SEED, depth: int = 3, classes: int 
 
 def hidden_network(module):
     """The exact network of the module's hidden layers (the output layer dropped)."""
-    from polyregions.network import Network
-    from polyregions.network_io import network_from_torch
+    from polyregions.networks.network import Network
+    from polyregions.networks.io import network_from_torch
 
     net = network_from_torch(module)
     if not net.layers[-1].activation.is_linear or any(layer.activation.name != "relu" for layer in net.layers[:-1]):
@@ -79,8 +79,8 @@ def run(size: str = "quick", *, workers: int = 1) -> CheckResult:
             result.skip("torch is not installed (pip install torch==2.13.0)")
             return result
         result.numbers["torch"] = torch.__version__
-        from polyregions.domain import box
-        from polyregions.enumeration import enumerate_regions
+        from polyregions.regions.domains import box
+        from polyregions.regions.enumeration import enumerate_regions
 
         square = box([-1, -1], [1, 1])
         for width, theirs in PUBLISHED.items():

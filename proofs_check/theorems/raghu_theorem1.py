@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from polyregions.bounds import raghu_bound
+from polyregions.measures.bounds import raghu_bound
 
 from ._bound_check import check_bound, scatter_figure
 from ._report import CheckResult, Timer

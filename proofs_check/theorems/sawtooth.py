@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 from statistics import mean
 
-from polyregions.bounds import raghu_relu_bound, serra_bound
+from polyregions.measures.bounds import raghu_relu_bound, serra_bound
 
 from ._report import CheckResult, Timer, ratio, tightest
 
@@ -39,7 +39,7 @@ def perturbed(net, sigma: float, seed):
     """``net`` with independent N(0, sigma^2) noise (numpy float64, taken exactly) added to every weight and bias."""
     import numpy as np
 
-    from polyregions.network import Layer, Network
+    from polyregions.networks.network import Layer, Network
 
     rng = np.random.default_rng(seed)
     layers = []
@@ -54,9 +54,9 @@ def perturbed(net, sigma: float, seed):
 
 def run(size: str = "quick", *, workers: int = 1) -> CheckResult:
     """Count the exact sawtooth and its perturbations."""
-    from polyregions.constructions import sawtooth
-    from polyregions.domain import box
-    from polyregions.enumeration import enumerate_regions
+    from polyregions.networks.constructions import sawtooth
+    from polyregions.regions.domains import box
+    from polyregions.regions.enumeration import enumerate_regions
 
     plan = _PLAN[size]
     result = CheckResult(NAME, TITLE, STATEMENT, KIND, size)

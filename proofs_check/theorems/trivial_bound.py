@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from polyregions.bounds import one_layer_bound, trivial_bound
+from polyregions.measures.bounds import one_layer_bound, trivial_bound
 
 from ._bound_check import check_bound, scatter_figure
 from ._report import CheckResult, Timer
@@ -31,7 +31,7 @@ def bound(spec: NetSpec) -> int:
 def arrangement_regions(spec: NetSpec) -> int:
     """Cells of the first layer's hyperplane arrangement inside the network's domain (one-layer networks)."""
     from polyregions.arrangements import Arrangement
-    from polyregions.polytope import Polytope
+    from polyregions.polyhedra.polytope import Polytope
 
     net = spec.build()
     layer = net.layers[0]

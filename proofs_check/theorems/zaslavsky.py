@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import random
 
-from polyregions.bounds import arrangement_bound
+from polyregions.measures.bounds import arrangement_bound
 
 from ._report import CheckResult, Timer, ratio, tightest
 
@@ -61,7 +61,7 @@ def arrangements(size: str) -> list[tuple[str, str, int, object]]:
     """``(case, family, n, arrangement)`` for every arrangement of the check at ``size``."""
     from polyregions.arrangements import (Arrangement, braid, catalan, coordinate, generic, ish, linial,
                                           network_layer, resonance, semiorder, shi)
-    from polyregions.initializers import he_normal
+    from polyregions.networks.initializers import he_normal
 
     full = size == "full"
     named = {"braid": (braid, range(1, 7 if full else 5)), "shi": (shi, range(1, 6 if full else 4)),

@@ -1,0 +1,78 @@
+"""The ``polyregions`` command line.
+
+Each sub-command is a public module of this package with ``add_parser(subparsers)`` and
+``run(args) -> int``. Bad input ends in exit status 2 and one ``polyregions: error: ...`` line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import re
+import sys
+from typing import Sequence
+
+from polyregions.errors import PolyregionsError
+
+__all__ = ["main"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line, like every other polyregions error."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        _fail(f"{self.prog.split()[-1] if ' ' in self.prog else 'usage'}: {message}")
+
+
+def _fail(message: str) -> None:
+    sys.stderr.write(f"polyregions: error: {message}\n")
+    raise SystemExit(2)
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="polyregions", description="Exact geometry of piecewise-linear networks "
+                                                     "and hyperplane arrangements.")
+    from polyregions import __version__
+    parser.add_argument("--version", action="version", version=f"polyregions {__version__}")
+    subparsers = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{__name__}.{info.name}").add_parser(subparsers)
+    return parser
+
+
+_NEGATIVE_VALUE = re.compile(r"-[\d.]")
+
+
+def _join_negative_values(argv: list[str]) -> list[str]:
+    """``--box -1,1`` as ``--box=-1,1``: argparse would take ``-1,1`` for an option."""
+    joined, i = [], 0
+    while i < len(argv):
+        option = argv[i]
+        if option.startswith("--") and "=" not in option and i + 1 < len(argv) \
+                and _NEGATIVE_VALUE.match(argv[i + 1]):
+            joined.append(f"{option}={argv[i + 1]}")
+            i += 2
+        else:
+            joined.append(option)
+            i += 1
+    return joined
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    parser = _build_parser()
+    args = parser.parse_args(_join_negative_values(list(sys.argv[1:] if argv is None else argv)))
+    try:
+        return int(args.run(args) or 0)
+    except PolyregionsError as error:
+        _fail(str(error))
+    except KeyboardInterrupt:
+        sys.stderr.write("polyregions: interrupted\n")
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,177 @@
+"""``polyregions plot KIND ... -o FILE``: pictures of regions, arrangements and posets (needs matplotlib)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+__all__ = ["add_parser", "run", "KINDS"]
+
+#: The kinds of picture, with what each draws.
+KINDS = {
+    "regions": "the regions of a network on a 2-D domain, coloured by pattern, linear map or predicted class",
+    "layers": "one panel per hidden layer: the regions of the network truncated after it (2-D domain)",
+    "graph": "the graph of a network on a 1-D domain (1-D box or segment) with its breakpoints",
+    "adjacency": "the adjacency graph of a network's regions, drawn over them (2-D domain)",
+    "arrangement": "a planar hyperplane arrangement: lines, sign vectors, bounded regions shaded",
+    "poset": "the intersection poset of an arrangement as a Hasse diagram",
+}
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-o", "--output", metavar="FILE", required=True,
+                        help="the picture to write: a .png, .svg or .pdf file")
+    parser.add_argument("--dpi", type=int, default=150, help="resolution of a .png (default 150)")
+    parser.add_argument("--title", help="a title instead of the default one")
+    parser.add_argument("--json", action="store_true", help="print one line of JSON")
+
+
+def _network_kind(subparsers, name: str) -> argparse.ArgumentParser:
+    from polyregions.cli.regions import add_domain_options
+
+    parser = subparsers.add_parser(name, help=KINDS[name], description=KINDS[name] + ".")
+    parser.add_argument("network", metavar="NETWORK", help="a polyregions.network/1 JSON file or an .npz file")
+    add_domain_options(parser)
+    parser.add_argument("--engine", default="auto", choices=("auto", "mesh", "lp"))
+    _common(parser)
+    return parser
+
+
+def _arrangement_kind(subparsers, name: str) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(name, help=KINDS[name], description=KINDS[name] + ".")
+    parser.add_argument("file", metavar="FILE", nargs="?", help="a polyregions.arrangement/1 JSON file")
+    parser.add_argument("--name", metavar="NAME", help="a built-in arrangement instead of a file (as in "
+                                                       "polyregions arrangement --name)")
+    _common(parser)
+    return parser
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "plot", help="draw regions, layers, 1-D graphs, adjacency graphs, arrangements and posets",
+        description="Draw a picture computed exactly by polyregions (matplotlib needed: "
+                    "pip install \"polyregions[plot]\"). Negative numbers after --window need the form "
+                    "--window=-1,-1,1,1.")
+    kinds = parser.add_subparsers(dest="kind", required=True, metavar="KIND")
+    regions = _network_kind(kinds, "regions")
+    regions.add_argument("--color-by", default="pattern", choices=("pattern", "linear", "class"),
+                         help="one colour per activation region, per linear region, or per predicted class")
+    edges = regions.add_mutually_exclusive_group()
+    edges.add_argument("--edges", dest="edges", action="store_true", default=None, help="draw region edges")
+    edges.add_argument("--no-edges", dest="edges", action="store_false", help="do not draw region edges")
+    layers = _network_kind(kinds, "layers")
+    layers.add_argument("--color-by", default="pattern", choices=("pattern", "linear", "class"))
+    graph = _network_kind(kinds, "graph")
+    graph.add_argument("--output-index", type=int, default=0, metavar="K", help="which output to draw (default 0)")
+    _network_kind(kinds, "adjacency")
+    arrangement = _arrangement_kind(kinds, "arrangement")
+    arrangement.add_argument("--window", metavar="X0,Y0,X1,Y1",
+                             help="the rectangle to show (default: around every vertex)")
+    arrangement.add_argument("--no-labels", action="store_true", help="leave out the sign vectors")
+    arrangement.add_argument("--adjacency", action="store_true", help="draw the region adjacency graph instead")
+    _arrangement_kind(kinds, "poset")
+    for sub in kinds.choices.values():
+        sub.set_defaults(run=run)
+    parser.set_defaults(run=run)
+
+
+def _window(text: str | None):
+    if text is None:
+        return None
+    from polyregions.errors import InvalidInputError
+    from polyregions.exact.rationals import rational
+
+    parts = text.split(",")
+    if len(parts) != 4:
+        raise InvalidInputError(f"--window: expected X0,Y0,X1,Y1 such as -1,-1,1,1, got {text!r}")
+    x0, y0, x1, y1 = (rational(p, what="--window") for p in parts)
+    if not (x0 < x1 and y0 < y1):
+        raise InvalidInputError(f"--window: expected X0 < X1 and Y0 < Y1, got {text!r}")
+    return ((x0, y0), (x1, y1))
+
+
+def _arrangement(args):
+    from polyregions.arrangements import parse_name, read_arrangement
+    from polyregions.errors import InvalidInputError
+
+    if (args.file is None) == (args.name is None):
+        raise InvalidInputError(f"plot {args.kind}: expected exactly one of FILE or --name NAME, got "
+                                + ("neither" if args.file is None else "both"))
+    return read_arrangement(args.file) if args.file is not None else parse_name(args.name)
+
+
+def run(args: argparse.Namespace) -> int:
+    from polyregions.plotting import _backend
+    from polyregions.plotting._backend import save_figure
+
+    _backend.pyplot()  # fail early, with one line, when matplotlib is missing
+    path = args.output
+    summary: dict = {"kind": args.kind, "file": path}
+    if args.kind in ("regions", "layers", "graph", "adjacency"):
+        from polyregions.regions.enumeration import enumerate_regions
+        from polyregions.networks.io import load_network
+        from polyregions.cli.regions import read_domain
+
+        network = load_network(args.network)
+        domain = read_domain(args, network.input_dim)
+        _check_domain(args.kind, domain)
+        if args.kind == "layers":
+            from polyregions.plotting import layer_complexes, plot_layers
+
+            complexes = layer_complexes(network, domain, engine=args.engine)
+            figure = plot_layers(network, domain, color_by=args.color_by, complexes=complexes)
+            if args.title:
+                figure.suptitle(args.title)
+            summary["regions_per_layer"] = [len(c) for c in complexes]
+        else:
+            complex_ = enumerate_regions(network, domain, engine=args.engine)
+            summary["activation_regions"] = len(complex_)
+            summary["linear_regions"] = len(complex_.linear_regions)
+            if args.kind == "regions":
+                from polyregions.plotting import plot_regions
+                ax = plot_regions(complex_, color_by=args.color_by, edges=args.edges, title=args.title)
+            elif args.kind == "graph":
+                from polyregions.plotting import graph_1d, plot_graph
+                ax = plot_graph(complex_, output=args.output_index, title=args.title)
+                summary["breakpoints"] = len(graph_1d(complex_, output=args.output_index).breakpoints)
+            else:
+                from polyregions.plotting import plot_adjacency
+                ax = plot_adjacency(complex_, title=args.title)
+                summary["adjacencies"] = len(complex_.adjacency)
+            figure = ax.figure
+        summary["exact"] = True
+    else:
+        arrangement = _arrangement(args)
+        if args.kind == "poset":
+            from polyregions.plotting import plot_poset
+            figure = plot_poset(arrangement, title=args.title).figure
+            summary["flats"] = len(arrangement.poset)
+        else:
+            window = _window(args.window)
+            if args.adjacency:
+                from polyregions.plotting import plot_adjacency
+                figure = plot_adjacency(arrangement, window=window, title=args.title).figure
+            else:
+                from polyregions.plotting import plot_arrangement
+                figure = plot_arrangement(arrangement, window=window, labels=not args.no_labels,
+                                          title=args.title).figure
+            summary["regions"] = arrangement.num_regions()
+            summary["bounded_regions"] = len(arrangement.bounded_regions())
+    save_figure(figure, path, dpi=args.dpi)
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        details = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in summary.items()
+                            if k not in ("kind", "file", "exact"))
+        print(f"wrote {path} ({args.kind}: {details})")
+    return 0
+
+
+def _check_domain(kind: str, domain) -> None:
+    from polyregions.errors import InvalidInputError
+
+    wanted = 1 if kind == "graph" else 2
+    if domain.dim != wanted:
+        hint = " (use a segment domain file or a network with one input)" if wanted == 1 else \
+            " (use a network with two inputs, or a slice domain file with two directions)"
+        raise InvalidInputError(f"plot {kind}: expected a {wanted}-D domain, got a {domain.dim}-D domain{hint}")

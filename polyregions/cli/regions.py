@@ -1,0 +1,74 @@
+"""``polyregions regions NETWORK (--box LO,HI | --domain FILE) [--json]``: exact region enumeration."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+__all__ = ["add_parser", "run", "add_domain_options", "read_domain"]
+
+
+def add_domain_options(parser: argparse.ArgumentParser) -> None:
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--box", metavar="LO,HI", help="the box [LO, HI]^input_dim")
+    where.add_argument("--domain", metavar="FILE", help="a domain file (box, polytope, space, segment, slice)")
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser("regions", help="enumerate the exact activation and linear regions",
+                                   description=__doc__)
+    parser.add_argument("network", metavar="NETWORK", help="a polyregions.network/1 JSON file or an .npz file")
+    add_domain_options(parser)
+    parser.add_argument("--json", action="store_true", help="print one line of JSON")
+    parser.add_argument("--engine", default="auto", choices=("auto", "mesh", "lp"))
+    parser.add_argument("--export", metavar="FILE", help="write the region complex with its certificates (JSON)")
+    parser.add_argument("--graphml", metavar="FILE", help="write the adjacency graph (GraphML)")
+    parser.add_argument("--progress", action="store_true", help="show progress on a terminal")
+    parser.add_argument("--workers", type=_positive, default=1, metavar="N",
+                        help="processes for the LP engine (default 1)")
+    parser.set_defaults(run=run)
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return int(text)
+
+
+def read_domain(args, input_dim: int):
+    """The domain named by ``--box`` or ``--domain``."""
+    from polyregions.regions.domains import box, load_domain
+    from polyregions.errors import InvalidInputError
+    from polyregions.exact.rationals import rational
+
+    if args.domain is not None:
+        return load_domain(args.domain, input_dim=input_dim)
+    parts = args.box.split(",")
+    if len(parts) != 2:
+        raise InvalidInputError(f"--box: expected LO,HI such as -1,1, got {args.box!r}")
+    lo, hi = (rational(p, what="--box") for p in parts)
+    return box([lo] * input_dim, [hi] * input_dim)
+
+
+def run(args) -> int:
+    from polyregions.regions.enumeration import enumerate_regions
+    from polyregions.networks.io import load_network
+
+    network = load_network(args.network)
+    domain = read_domain(args, network.input_dim)
+    complex_ = enumerate_regions(network, domain, engine=args.engine, progress=args.progress,
+                                 workers=args.workers)
+    if args.export:
+        from polyregions.regions.export import write_complex_json
+        write_complex_json(complex_, args.export)
+    if args.graphml:
+        from polyregions.regions.export import write_graphml
+        write_graphml(complex_, args.graphml)
+    summary = complex_.summary()
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(f"{summary['activation_regions']} activation regions, {summary['linear_regions']} linear regions "
+              f"of a network with {summary['neurons']} neurons on a {summary['domain_dim']}-D domain "
+              f"({'exact' if summary['exact'] else 'NOT exact'}, {summary['engine']} engine)")
+    return 0

@@ -1,0 +1,113 @@
+"""``polyregions search --claim CLAIM --widths N0,N1,... [-o CERT]``: look for a network that breaks a claim.
+
+CLAIM is a built-in claim (``--list-claims``), ``module:function`` or ``file.py[:function]`` (a function of the
+region complex returning True when the claim holds). Networks have weights and biases in a small grid of
+simple rationals; the best one found is written as a certificate (the region complex export plus the claim
+and the value that breaks it), which ``python -m proofs_check.verify CERT`` re-checks.
+
+Exit status: 0 when a counterexample was found, 1 when none was found within the budget, 130 on Ctrl-C (the
+best certificate so far is still written), 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import json
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser("search", help="search for a counterexample to a claim, with a certificate",
+                                   description=__doc__)
+    parser.add_argument("--claim", help="a built-in claim, module:function or file.py[:function]")
+    parser.add_argument("--list-claims", action="store_true", help="list the built-in claims and exit")
+    parser.add_argument("--widths", metavar="N0,N1,...", help="input dimension and hidden widths, e.g. 1,2,2")
+    parser.add_argument("--activation", default="relu",
+                        help="relu (default), hardtanh, leaky_relu (slope 1/100) or leaky_relu:SLOPE")
+    parser.add_argument("--output-dim", type=int, default=1, metavar="M",
+                        help="width of the linear output layer (default 1; 0: none)")
+    parser.add_argument("--start", metavar="NETWORK", help="begin from this network (it fixes the architecture)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--box", metavar="LO,HI", help="count regions in [LO, HI]^input_dim (default -1,1)")
+    where.add_argument("--domain", metavar="FILE", help="count regions in the domain of a domain file")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the search (default 0)")
+    parser.add_argument("--evaluations", type=int, default=2000, help="candidates to examine (default 2000)")
+    parser.add_argument("--patience", type=int, default=50, help="moves without progress before a restart")
+    parser.add_argument("--max-abs", default="2", metavar="Q", help="largest |weight| of the grid (default 2)")
+    parser.add_argument("--denominators", default="1,2", metavar="Q1,Q2,...",
+                        help="denominators of the grid (default 1,2: integers and halves)")
+    parser.add_argument("--maximize", action="store_true", help="keep searching for the largest violation")
+    parser.add_argument("--shrink", type=int, default=200, help="candidates spent simplifying a counterexample")
+    parser.add_argument("--engine", default="auto", choices=("auto", "mesh", "lp"))
+    parser.add_argument("-o", "--output", metavar="CERT", help="write the certificate (JSON) here")
+    parser.add_argument("--json", action="store_true", help="print one line of JSON")
+    parser.add_argument("--progress", action="store_true", help="show progress on a terminal")
+    parser.set_defaults(run=run)
+
+
+def _integers(text: str, what: str) -> list[int]:
+    from polyregions.errors import InvalidInputError
+
+    try:
+        return [int(part) for part in text.split(",")]
+    except ValueError:
+        raise InvalidInputError(f"{what}: expected comma-separated integers, got {text!r}") from None
+
+
+def run(args) -> int:
+    from polyregions.experiments.claims import BUILTIN_CLAIMS, ALIASES
+    from polyregions.errors import InvalidInputError
+    from polyregions.experiments.counterexamples import search, simple_values
+
+    if args.list_claims:
+        short = {name: alias for alias, name in ALIASES.items()}
+        for name, claim in BUILTIN_CLAIMS.items():
+            print(f"{name}  [{short[name]}]\n    {claim.statement}")
+        return 0
+    if not args.claim:
+        raise InvalidInputError("--claim: expected a claim (see --list-claims), got nothing")
+    start = None
+    widths = None
+    if args.start:
+        from polyregions.networks.io import load_network
+        if args.widths:
+            raise InvalidInputError("--widths: expected nothing with --start (the network fixes the architecture)")
+        start = load_network(args.start)
+        input_dim = start.input_dim
+    elif args.widths:
+        widths = _integers(args.widths, "--widths")
+        input_dim = widths[0]
+    else:
+        raise InvalidInputError("--widths: expected the input dimension and hidden widths such as 1,2,2 "
+                                "(or --start NETWORK), got nothing")
+    if input_dim < 1:
+        raise InvalidInputError(f"--widths: expected a positive input dimension, got {input_dim}")
+    if args.box is None and args.domain is None:
+        args.box = "-1,1"
+    from polyregions.cli.regions import read_domain
+    domain = read_domain(args, input_dim)
+    values = simple_values(max_abs=args.max_abs, denominators=_integers(args.denominators, "--denominators"))
+    result = search(args.claim, widths=widths, activation=args.activation,
+                    output_dim=args.output_dim or None, domain=domain, seed=args.seed,
+                    evaluations=args.evaluations, patience=args.patience, values=values, start=start,
+                    maximize=args.maximize, shrink=args.shrink, engine=args.engine, output=args.output,
+                    progress=args.progress)
+    summary = result.summary()
+    summary["certificate"] = args.output if args.output and result.certificate is not None else None
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        where = f"; certificate written to {summary['certificate']}" if summary["certificate"] else ""
+        tried = f"{result.evaluations} candidates, seed {args.seed}"
+        if result.verdict is None:
+            print(f"interrupted before any network was evaluated ({tried})")
+        elif result.found:
+            print(f"counterexample to {result.claim.name!r}: value {summary['value']}, bound {summary['bound']} "
+                  f"({summary['neurons']} neurons, {summary['activation_regions']} activation regions, "
+                  f"{summary['linear_regions']} linear regions; {tried}){where}")
+        else:
+            print(f"no counterexample to {result.claim.name!r} found ({tried}); closest: value "
+                  f"{summary['value']}, bound {summary['bound']}{where}")
+    if result.interrupted:
+        return 130
+    return 0 if result.found else 1

@@ -1,1 +1,0 @@
-"""Sub-commands of the ``polyregions`` command line (see :mod:`polyregions.cli`)."""

@@ -1,0 +1,398 @@
+"""Counterexample search: networks with small rational weights that break a claim, with a checkable certificate.
+
+The search walks over networks of a fixed architecture whose weights and biases are drawn from a small grid of
+simple rationals (:func:`simple_values`: integers and halves in ``[-2, 2]`` by default), so that a certificate
+stays short and easy to read. It alternates random restarts with hill climbing by local moves (one parameter
+at a time, to a neighbouring grid value or to a random one), climbing the claim's score (for the built-in
+claims, ``value - bound``: positive exactly when the claim is broken). Each candidate's region complex is
+enumerated exactly and the claim decided on it, so a reported counterexample is a theorem, not an estimate.
+Once one is found it is *shrunk*: parameters are replaced by simpler values (0 first, then small integers)
+as long as the claim stays broken.
+
+The certificate is the ``polyregions.regions/1`` export of the counterexample's region complex
+(:func:`polyregions.regions.export.complex_to_json`: the network, the domain and every region with its certificates),
+plus two keys: ``claim`` (its name, statement, ``holds``, the ``value`` that breaks it and the ``bound`` it was
+compared with) and ``search`` (how it was found). ``python -m proofs_check.verify CERT`` re-checks the complex
+independently; the claimed quantities (the number of regions, of linear regions) are read from the verified
+complex.
+
+The search is seeded (``seed``), reports progress on a terminal, and stops cleanly on Ctrl-C: the best
+candidate so far is kept and, when ``output`` is given, written atomically.
+
+Examples
+--------
+>>> result = search("activation_regions <= one_layer_bound", widths=[1, 2, 2], seed=0)
+>>> result.found, result.verdict.value > result.verdict.bound == 5
+(True, True)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+
+from polyregions.experiments.claims import Claim, Verdict, resolve_claim
+from polyregions.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from polyregions.networks.activations import Activation
+    from polyregions.regions.domains import Domain
+    from polyregions.networks.network import Network
+    from polyregions.regions.complex import RegionComplex
+
+__all__ = ["SearchResult", "search", "simple_values", "certificate", "write_certificate", "CERTIFICATE_KEYS"]
+
+#: The keys a certificate adds to the ``polyregions.regions/1`` export.
+CERTIFICATE_KEYS = ("claim", "search")
+
+
+def simple_values(*, max_abs: Any = 2, denominators: Iterable[int] = (1, 2)) -> tuple[Fraction, ...]:
+    """The sorted grid ``{p / q : q in denominators, |p / q| <= max_abs}`` of weights the search draws from.
+
+    Examples
+    --------
+    >>> [str(v) for v in simple_values(max_abs=1, denominators=(1, 2))]
+    ['-1', '-1/2', '0', '1/2', '1']
+    """
+    from polyregions.exact.rationals import rational
+
+    bound = rational(max_abs, what="max_abs")
+    if bound <= 0:
+        raise InvalidInputError(f"max_abs: expected a positive number, got {bound}")
+    dens = list(denominators) if not isinstance(denominators, (str, bytes)) else None
+    if not dens or any(isinstance(q, bool) or not isinstance(q, int) or q < 1 for q in dens):
+        raise InvalidInputError(f"denominators: expected positive integers such as 1,2, got {denominators!r}")
+    values = {Fraction(p, q) for q in dens for p in range(-int(bound * q), int(bound * q) + 1)}
+    return tuple(sorted(values))
+
+
+def _simplicity(value: Fraction) -> tuple:
+    """Sort key: 0 first, then small denominators, small numerators, positive before negative."""
+    return (value != 0, value.denominator, abs(value.numerator), value < 0)
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """The parameter layout of an architecture: per layer (rows, cols, activation)."""
+
+    input_dim: int
+    layers: tuple[tuple[int, int, "Activation"], ...]
+
+    @property
+    def size(self) -> int:
+        return sum(rows * cols + rows for rows, cols, _ in self.layers)
+
+    def build(self, params: Sequence[Fraction]) -> "Network":
+        from polyregions.networks.network import Layer, Network
+
+        layers, position = [], 0
+        for rows, cols, act in self.layers:
+            weight = tuple(tuple(params[position + r * cols: position + (r + 1) * cols]) for r in range(rows))
+            position += rows * cols
+            bias = tuple(params[position: position + rows])
+            position += rows
+            layers.append(Layer(weight, bias, act))
+        return Network(self.input_dim, tuple(layers))
+
+    @classmethod
+    def of(cls, network: "Network") -> "_Shape":
+        return cls(network.input_dim, tuple((l.width, l.fan_in, l.activation) for l in network.layers))
+
+    @staticmethod
+    def params_of(network: "Network") -> tuple[Fraction, ...]:
+        return tuple(v for layer in network.layers for v in (*(x for row in layer.weight for x in row),
+                                                             *layer.bias))
+
+
+def _architecture(widths: Any, activation: Any, output_dim: Any) -> _Shape:
+    from polyregions.networks.activations import linear
+    from polyregions.experiments.sweeps import parse_activation
+
+    if isinstance(widths, (str, bytes)) or not hasattr(widths, "__iter__"):
+        raise InvalidInputError(f"widths: expected [input_dim, width_1, ..., width_L] such as [1, 2, 2], "
+                                f"got {widths!r}")
+    widths = list(widths)
+    if len(widths) < 2 or any(isinstance(w, bool) or not isinstance(w, int) or w < 1 for w in widths):
+        raise InvalidInputError(f"widths: expected the input dimension and at least one layer width, all "
+                                f"positive integers, got {widths!r}")
+    _, act = parse_activation(activation)
+    if act.is_linear:
+        raise InvalidInputError("activation: expected a non-linear activation (a linear one has no regions), "
+                                "got linear")
+    layers = [(w, fan_in, act) for fan_in, w in zip(widths, widths[1:])]
+    if output_dim is not None:
+        if isinstance(output_dim, bool) or not isinstance(output_dim, int) or output_dim < 1:
+            raise InvalidInputError(f"output_dim: expected a positive integer or None, got {output_dim!r}")
+        layers.append((output_dim, widths[-1], linear()))
+    return _Shape(widths[0], tuple(layers))
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What :func:`search` found.
+
+    Attributes
+    ----------
+    claim : Claim
+    found : bool
+        Whether a counterexample was found (then ``verdict.holds`` is False).
+    verdict : Verdict or None
+        The claim on the best network (the counterexample when ``found``; else the network that came closest).
+    network, complex : the best network and its region complex (None if nothing was evaluated).
+    certificate : dict or None
+        The certificate document (see the module documentation).
+    evaluations : int
+        Candidates examined (repeats included); ``enumerated`` of them were distinct networks.
+    restarts : int
+    interrupted : bool
+        True when Ctrl-C stopped the search.
+    seconds : float
+    """
+
+    claim: Claim
+    found: bool
+    verdict: Verdict | None
+    network: "Network | None"
+    complex: "RegionComplex | None"
+    certificate: dict[str, Any] | None
+    evaluations: int
+    enumerated: int
+    restarts: int
+    interrupted: bool
+    seconds: float
+
+    def summary(self) -> dict[str, Any]:
+        """The one-line JSON of ``polyregions search --json``."""
+        verdict = self.verdict.to_json() if self.verdict is not None else {}
+        counts = self.complex.summary() if self.complex is not None else {}
+        return {"claim": self.claim.name, "found": self.found, "holds": verdict.get("holds"),
+                "value": verdict.get("value"), "bound": verdict.get("bound"),
+                "activation_regions": counts.get("activation_regions"),
+                "linear_regions": counts.get("linear_regions"), "neurons": counts.get("neurons"),
+                "evaluations": self.evaluations, "enumerated": self.enumerated, "restarts": self.restarts,
+                "interrupted": self.interrupted, "seconds": round(self.seconds, 3)}
+
+
+def certificate(complex_: "RegionComplex", claim: Claim, verdict: Verdict, *,
+                search_info: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The certificate document: the complex's ``polyregions.regions/1`` export plus ``claim`` and ``search``.
+
+    Examples
+    --------
+    >>> from polyregions.networks.constructions import sawtooth
+    >>> from polyregions.regions.domains import box
+    >>> from polyregions.regions.enumeration import enumerate_regions
+    >>> from polyregions.experiments.claims import resolve_claim
+    >>> complex_ = enumerate_regions(sawtooth(3), box([0], [1]))
+    >>> claim = resolve_claim("one_layer")
+    >>> doc = certificate(complex_, claim, claim(complex_))
+    >>> doc["format"], doc["claim"]["value"], doc["claim"]["bound"], len(doc["regions"])
+    ('polyregions.regions/1', 8, 7, 8)
+    """
+    from polyregions.regions.export import complex_to_json
+
+    doc = complex_to_json(complex_)
+    doc["claim"] = {"name": claim.name, "statement": claim.statement, **verdict.to_json()}
+    doc["search"] = dict(search_info or {})
+    return doc
+
+
+def write_certificate(doc: dict[str, Any], path: str | os.PathLike) -> None:
+    """Write a certificate atomically (a temporary file renamed over ``path``)."""
+    from polyregions._atomic import atomic_write_text
+
+    atomic_write_text(path, json.dumps(doc) + "\n")
+
+
+def _check_count(value: Any, what: str, *, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise InvalidInputError(f"{what}: expected an integer >= {low}, got {value!r}")
+    return value
+
+
+def search(claim: "str | Claim | Callable[[RegionComplex], Any]", *, widths: Sequence[int] | None = None,
+           activation: "str | Activation" = "relu", output_dim: int | None = 1, domain: "Domain | None" = None,
+           seed: int = 0, evaluations: int = 2000, patience: int = 50, values: Iterable[Any] | None = None,
+           start: "Network | None" = None, maximize: bool = False, shrink: int = 200, engine: str = "auto",
+           output: str | os.PathLike | None = None, progress: bool = False) -> SearchResult:
+    """Search for a network that breaks ``claim``; return the best one found with its certificate.
+
+    Parameters
+    ----------
+    claim : str, Claim or callable
+        See :func:`polyregions.experiments.claims.resolve_claim` (built-in names, ``module:function``, ``file.py[:fn]``).
+    widths : sequence of int, keyword-only
+        ``[n0, n1, ..., nL]``: input dimension and hidden widths (not needed with ``start``).
+    activation : str or Activation, keyword-only
+        Of every hidden layer: ``relu``, ``hardtanh``, ``leaky_relu`` (slope 1/100) or ``leaky_relu:S``.
+    output_dim : int or None, keyword-only
+        Width of a linear output layer (default 1); None: the last hidden layer is the output.
+    domain : Domain, keyword-only
+        Where regions are counted (default the box ``[-1, 1]^n0``).
+    seed : int, keyword-only
+        Seeds the search (:class:`random.Random`); the same seed gives the same result.
+    evaluations : int, keyword-only
+        Candidates to examine at most (repeats cost nothing and count too).
+    patience : int, keyword-only
+        Moves without improvement before a random restart.
+    values : iterable of numbers, keyword-only
+        The grid of weights and biases (default :func:`simple_values`: integers and halves in ``[-2, 2]``).
+    start : Network, keyword-only
+        Begin from this network (its layers and activations fix the architecture; its parameters need not lie
+        on the grid); later restarts are random.
+    maximize : bool, keyword-only
+        Keep climbing after the first counterexample, for the largest violation within the budget.
+    shrink : int, keyword-only
+        Candidates to spend simplifying a counterexample (0: keep it as found).
+    engine : str, keyword-only
+        Passed to :func:`polyregions.regions.enumeration.enumerate_regions`.
+    output : path, keyword-only
+        Write the certificate of the best network there (atomically), also when interrupted.
+    progress : bool, keyword-only
+        Show a progress bar on a terminal.
+
+    Returns
+    -------
+    SearchResult
+    """
+    from polyregions.regions.domains import box
+    from polyregions.regions.enumeration import enumerate_regions
+    from polyregions._progress import progress_bar
+
+    started = time.perf_counter()
+    claim = resolve_claim(claim)
+    if start is not None:
+        if widths is not None:
+            raise InvalidInputError("widths: expected None with start (the start network fixes the architecture), "
+                                    f"got {widths!r}")
+        shape = _Shape.of(start)
+        if start.num_neurons == 0:
+            raise InvalidInputError("start: expected a network with at least one non-linear layer")
+    else:
+        if widths is None:
+            raise InvalidInputError("widths: expected [input_dim, width_1, ..., width_L], got None")
+        shape = _architecture(widths, activation, output_dim)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise InvalidInputError(f"seed: expected a non-negative integer, got {seed!r}")
+    evaluations = _check_count(evaluations, "evaluations", low=1)
+    patience = _check_count(patience, "patience", low=1)
+    shrink = _check_count(shrink, "shrink", low=0)
+    if values is None:
+        grid = simple_values()
+    else:
+        from polyregions.exact.rationals import rational_vector
+        grid = tuple(sorted(set(rational_vector(list(values), what="values"))))
+        if len(grid) < 2:
+            raise InvalidInputError(f"values: expected at least two distinct numbers, got {len(grid)}")
+    if output is not None and not os.path.isdir(os.path.dirname(os.path.abspath(output))):
+        raise InvalidInputError(f"output: expected a file in an existing directory, got {os.fspath(output)!r}")
+    if domain is None:
+        domain = box([-1] * shape.input_dim, [1] * shape.input_dim)
+    if domain.input_dim != shape.input_dim:
+        raise InvalidInputError(f"domain: expected a domain in R^{shape.input_dim} (the network's input), got one "
+                                f"in R^{domain.input_dim}")
+
+    rng = random.Random(seed)
+    cache: dict[tuple[Fraction, ...], Verdict] = {}
+    # best and last: (params, network, complex, verdict)
+    state: dict[str, Any] = {"best": None, "last": None, "evaluations": 0, "restarts": 0}
+
+    def key_of(verdict: Verdict) -> tuple:
+        return (not verdict.holds, verdict.score)
+
+    def compute(params: tuple[Fraction, ...]) -> tuple:
+        network = shape.build(params)
+        complex_ = enumerate_regions(network, domain, engine=engine)
+        return params, network, complex_, claim(complex_)
+
+    def evaluate(params: tuple[Fraction, ...], bar) -> Verdict:
+        state["evaluations"] += 1
+        bar.update(1)
+        if params in cache:
+            return cache[params]
+        entry = compute(params)
+        cache[params] = entry[3]
+        state["last"] = entry
+        if state["best"] is None or key_of(entry[3]) > key_of(state["best"][3]):
+            state["best"] = entry
+        return entry[3]
+
+    def found() -> bool:
+        return state["best"] is not None and not state["best"][3].holds
+
+    def random_params() -> tuple[Fraction, ...]:
+        return tuple(rng.choice(grid) for _ in range(shape.size))
+
+    def move(params: tuple[Fraction, ...]) -> tuple[Fraction, ...]:
+        i = rng.randrange(shape.size)
+        value = params[i]
+        if value in grid and rng.random() < 0.5:
+            j = grid.index(value) + rng.choice((-1, 1))
+            new = grid[min(max(j, 0), len(grid) - 1)]
+        else:
+            new = rng.choice(grid)
+        return params[:i] + (new,) + params[i + 1:]
+
+    interrupted = False
+    budget = evaluations
+    with progress_bar(total=evaluations + shrink, desc="search", enabled=progress) as bar:
+        try:
+            while state["evaluations"] < budget and (maximize or not found()):
+                current = shape.params_of(start) if start is not None and state["restarts"] == 0 \
+                    else random_params()
+                state["restarts"] += 1
+                score = evaluate(current, bar).score
+                stall = 0
+                while stall < patience and state["evaluations"] < budget and (maximize or not found()):
+                    candidate = move(current)
+                    verdict = evaluate(candidate, bar)
+                    if verdict.score > score:
+                        current, score, stall = candidate, verdict.score, 0
+                    else:
+                        if verdict.score == score:
+                            current = candidate  # drift along plateaus
+                        stall += 1
+            if found() and shrink:
+                budget = state["evaluations"] + shrink
+                _shrink(state, evaluate, compute, grid, budget, bar, key_of, maximize)
+        except KeyboardInterrupt:
+            interrupted = True
+
+    best = state["best"]
+    doc = None
+    if best is not None:
+        _, network, complex_, verdict = best
+        doc = certificate(complex_, claim, verdict, search_info={
+            "seed": seed, "evaluations": state["evaluations"], "enumerated": len(cache),
+            "restarts": state["restarts"], "interrupted": interrupted,
+            "values": [str(v) for v in grid], "engine": complex_.engine})
+        if output is not None:
+            write_certificate(doc, output)
+    return SearchResult(claim, found(), best[3] if best else None, best[1] if best else None,
+                        best[2] if best else None, doc, state["evaluations"], len(cache), state["restarts"],
+                        interrupted, time.perf_counter() - started)
+
+
+def _shrink(state, evaluate, compute, grid, budget, bar, key_of, maximize) -> None:
+    """Replace parameters of the counterexample by simpler grid values while the claim stays broken."""
+    simplest = sorted(grid, key=_simplicity)
+    changed = True
+    while changed and state["evaluations"] < budget:
+        changed = False
+        params = state["best"][0]
+        for i in range(len(params)):
+            for simpler in simplest:
+                if _simplicity(simpler) >= _simplicity(params[i]) or state["evaluations"] >= budget:
+                    break
+                candidate = params[:i] + (simpler,) + params[i + 1:]
+                verdict = evaluate(candidate, bar)
+                if not verdict.holds and (not maximize or key_of(verdict) >= key_of(state["best"][3])):
+                    last = state["last"]
+                    state["best"] = last if last is not None and last[0] == candidate else compute(candidate)
+                    params, changed = candidate, True
+                    break

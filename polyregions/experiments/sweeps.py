@@ -1,0 +1,491 @@
+"""Sweeps: exact region counts of many random networks, on a local process pool or a Dask cluster.
+
+A sweep runs one task per (architecture, seed, initialisation, activation, domain). A task draws the network
+with :func:`polyregions.networks.initializers.he_normal` or :func:`~polyregions.networks.initializers.pytorch_default`
+(``widths = [n0, n1, ..., nL]``, every layer with the activation, no output layer: regions are counted over
+the hidden layers, as Hanin & Rolnick and Qi & Wei do), enumerates its regions exactly in the box
+``[lo, hi]^n0`` (:func:`polyregions.regions.enumeration.enumerate_regions`), and records the counts, every
+architecture bound (:func:`polyregions.measures.bounds.compare_with_bounds`) and the time taken.
+
+All rows go into one table (:data:`COLUMNS`), written atomically: CSV through the standard :mod:`csv`
+module, or Parquet when the path ends in ``.parquet`` (needs pyarrow). Writing happens every few seconds,
+at the end and on Ctrl-C, so an interrupted sweep leaves a valid table; run the same sweep again and the rows
+already there are kept and skipped (a row is identified by its :data:`KEY` columns), so only the missing ones
+are computed.
+
+Tasks run on a :class:`concurrent.futures.ProcessPoolExecutor` (``workers`` processes, 2 by default), in the
+calling process with ``workers=0``, or on a Dask cluster with ``scheduler="tcp://host:port"`` (or a
+``dask.distributed.Client``), which needs ``pip install "dask[distributed]"``. A process runs one task at a
+time (the enumeration is pure Python and holds the GIL), so give Dask workers one thread each and scale with
+processes: ``dask worker tcp://host:8786 --nworkers N --nthreads 1``. The results do not depend on where they
+were computed (only the ``seconds`` column does).
+
+Examples
+--------
+>>> tasks = sweep_tasks([[1, 3, 3]], seeds=[0], inits=["he_normal"], activations=["relu"])
+>>> row = run_task(tasks[0])
+>>> row["architecture"], row["domain"], row["bounds_hold"]
+('1-3-3', 'box[-1,1]', 'true')
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+
+from polyregions.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from polyregions.networks.activations import Activation
+
+__all__ = ["SweepTask", "SweepResult", "sweep_tasks", "run_task", "sweep", "read_table", "write_table",
+           "parse_activation", "parse_seeds", "INITIALIZERS", "ACTIVATIONS", "KEY", "COLUMNS", "BOUND_NAMES"]
+
+INITIALIZERS = ("he_normal", "pytorch_default")
+ACTIVATIONS = ("relu", "hardtanh", "leaky_relu")
+_LEAKY_DEFAULT = Fraction(1, 100)  # torch.nn.LeakyReLU's default negative slope
+
+#: Columns that identify a row: a sweep skips the tasks whose key is already in the table.
+KEY = ("architecture", "seed", "init", "activation", "domain")
+BOUND_NAMES = ("trivial", "one_layer", "raghu2017_relu", "raghu2017_hardtanh", "raghu2017_breakpoints",
+               "serra2018")
+#: Every column of the table, in order. ``bound_*`` is empty where the bound's hypotheses fail;
+#: ``bounds_hold`` is ``true`` when every applicable bound holds.
+COLUMNS = KEY + ("input_dim", "neurons", "activation_regions", "linear_regions", "adjacencies", "exact",
+                 "engine", "seconds") + tuple(f"bound_{name}" for name in BOUND_NAMES) + ("bounds_hold",)
+_INTEGER_COLUMNS = ("seed", "input_dim", "neurons", "activation_regions", "linear_regions", "adjacencies")
+_BOOLEAN_COLUMNS = ("exact", "bounds_hold")
+
+
+def parse_activation(spec: "str | Activation") -> tuple[str, "Activation"]:
+    """``(canonical name, activation)`` for ``relu``, ``hardtanh``, ``leaky_relu`` (slope 1/100, torch's
+    default) or ``leaky_relu:S`` (any slope ``S`` other than 1, read exactly); an Activation passes through.
+
+    Examples
+    --------
+    >>> parse_activation("leaky_relu:0.2")[0], parse_activation("leaky_relu:1/100")[0]
+    ('leaky_relu:1/5', 'leaky_relu')
+    """
+    from polyregions.networks.activations import Activation, activation_from_json, leaky_relu
+    from polyregions.exact.rationals import rational
+
+    if isinstance(spec, Activation):
+        if spec.name == "leaky_relu":
+            slope = spec.slopes[0]
+            return ("leaky_relu" if slope == _LEAKY_DEFAULT else f"leaky_relu:{slope}"), spec
+        return spec.name, spec
+    if not isinstance(spec, str):
+        raise InvalidInputError(f"activation: expected relu, hardtanh, leaky_relu or leaky_relu:SLOPE, got {spec!r}")
+    text = spec.strip()
+    name, _, slope_text = text.partition(":")
+    if name == "leaky_relu":
+        slope = rational(slope_text, what="activation: leaky_relu slope") if slope_text else _LEAKY_DEFAULT
+        act = leaky_relu(slope, what="activation")
+        return ("leaky_relu" if slope == _LEAKY_DEFAULT else f"leaky_relu:{slope}"), act
+    if name in ("relu", "hardtanh") and not slope_text:
+        return name, activation_from_json(name, what="activation")
+    raise InvalidInputError(f"activation: expected relu, hardtanh, leaky_relu or leaky_relu:SLOPE, got {spec!r}")
+
+
+def parse_seeds(text: str) -> list[int]:
+    """Seeds from ``"0-9"``, ``"3"`` or ``"0-4,10,12-13"`` (ranges inclusive), in order, without repeats.
+
+    Examples
+    --------
+    >>> parse_seeds("0-3,7,2")
+    [0, 1, 2, 3, 7]
+    """
+    seeds: list[int] = []
+    for part in str(text).split(","):
+        low, dash, high = part.strip().partition("-")
+        try:
+            first, last = int(low), int(high) if dash else int(low)
+        except ValueError:
+            raise InvalidInputError(f"seeds: expected non-negative integers and ranges such as 0-9, "
+                                    f"got {text!r}") from None
+        if first < 0 or last < first:
+            raise InvalidInputError(f"seeds: expected ranges LO-HI with 0 <= LO <= HI, got {part.strip()!r}")
+        seeds += [s for s in range(first, last + 1) if s not in seeds]
+    return seeds
+
+
+@dataclass(frozen=True)
+class SweepTask:
+    """One network of a sweep (plain data, so that it travels to worker processes and Dask workers)."""
+
+    widths: tuple[int, ...]
+    seed: int
+    init: str
+    activation: str
+    lower: Fraction = Fraction(-1)
+    upper: Fraction = Fraction(1)
+    engine: str = "auto"
+
+    @property
+    def architecture(self) -> str:
+        return "-".join(map(str, self.widths))
+
+    @property
+    def domain_text(self) -> str:
+        return f"box[{self.lower},{self.upper}]"
+
+    @property
+    def key(self) -> tuple[str, str, str, str, str]:
+        return (self.architecture, str(self.seed), self.init, self.activation, self.domain_text)
+
+
+def sweep_tasks(widths: Iterable[Sequence[int]], *, seeds: Iterable[int], inits: Iterable[str] = ("he_normal",),
+                activations: Iterable[str] = ("relu",), box: tuple[Any, Any] = (-1, 1),
+                engine: str = "auto") -> list[SweepTask]:
+    """Every combination, architecture-major: for each architecture, seed, initialisation, activation.
+
+    Examples
+    --------
+    >>> [t.key for t in sweep_tasks([[2, 8, 8]], seeds=[0, 1], box=("-1/2", "1/2"))]
+    [('2-8-8', '0', 'he_normal', 'relu', 'box[-1/2,1/2]'), ('2-8-8', '1', 'he_normal', 'relu', 'box[-1/2,1/2]')]
+    """
+    from polyregions.regions.enumeration import ENGINES
+    from polyregions.exact.rationals import rational
+
+    archs = []
+    for i, w in enumerate(list(widths)):
+        w = list(w) if not isinstance(w, (str, bytes)) else None
+        if not w or len(w) < 2 or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in w):
+            raise InvalidInputError(f"widths[{i}]: expected [input_dim, width_1, ...] of positive integers, "
+                                    f"got {w!r}")
+        archs.append(tuple(w))
+    if not archs:
+        raise InvalidInputError("widths: expected at least one architecture, got none")
+    seeds = list(seeds)
+    if not seeds or any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in seeds):
+        raise InvalidInputError(f"seeds: expected non-negative integers, got {seeds!r}")
+    inits = list(inits)
+    for init in inits:
+        if init not in INITIALIZERS:
+            raise InvalidInputError(f"init: expected one of {', '.join(INITIALIZERS)}, got {init!r}")
+    names = [parse_activation(a)[0] for a in activations]
+    if not inits or not names:
+        raise InvalidInputError("inits, activations: expected at least one of each, got none")
+    lo, hi = (rational(v, what="box") for v in box)
+    if not lo < hi:
+        raise InvalidInputError(f"box: expected LO < HI, got {lo} and {hi}")
+    if engine not in ENGINES:
+        raise InvalidInputError(f"engine: expected one of {', '.join(ENGINES)}, got {engine!r}")
+    seen, tasks = set(), []
+    for w in archs:
+        for seed in seeds:
+            for init in inits:
+                for name in names:
+                    task = SweepTask(w, seed, init, name, lo, hi, engine)
+                    if task.key not in seen:
+                        seen.add(task.key)
+                        tasks.append(task)
+    return tasks
+
+
+#: One task at a time per process: the exact enumeration holds the GIL anyway, so threads would not run in
+#: parallel, and the LP backend keeps one floating-point solver per process that must not be shared between
+#: threads (a Dask worker runs several tasks in threads unless started with ``--nthreads 1``).
+_ONE_AT_A_TIME = threading.Lock()
+
+
+def run_task(task: SweepTask) -> dict[str, str]:
+    """Draw the task's network, enumerate its regions exactly, compare with the bounds; one table row.
+
+    Safe to call from several threads (they take turns).
+    """
+    with _ONE_AT_A_TIME:
+        return _run_task(task)
+
+
+def _run_task(task: SweepTask) -> dict[str, str]:
+    from polyregions.networks import initializers
+    from polyregions.measures.bounds import compare_with_bounds
+    from polyregions.regions.domains import box
+    from polyregions.regions.enumeration import enumerate_regions
+
+    _, activation = parse_activation(task.activation)
+    network = getattr(initializers, task.init)(list(task.widths), seed=task.seed, activation=activation)
+    n0 = task.widths[0]
+    domain = box([task.lower] * n0, [task.upper] * n0)
+    started = time.perf_counter()
+    complex_ = enumerate_regions(network, domain, engine=task.engine)
+    count, linear = len(complex_.regions), len(complex_.linear_regions)
+    seconds = time.perf_counter() - started
+    bounds = compare_with_bounds(count, input_dim=domain.dim, widths=list(task.widths[1:]),
+                                 activation=activation)
+    row = dict(zip(KEY, task.key))
+    row.update(input_dim=str(n0), neurons=str(network.num_neurons), activation_regions=str(count),
+               linear_regions=str(linear), adjacencies=str(len(complex_.adjacency)),
+               exact=_bool(complex_.exact), engine=complex_.engine, seconds=f"{seconds:.6f}")
+    for bound in bounds:
+        row[f"bound_{bound.name}"] = "" if bound.bound is None else str(bound.bound)
+    row["bounds_hold"] = _bool(all(b.holds is not False for b in bounds))
+    return {column: row[column] for column in COLUMNS}
+
+
+def _bool(value: bool) -> str:
+    return "true" if value else "false"
+
+
+# --- the table ------------------------------------------------------------------------------------------------
+
+def _is_parquet(path: str | os.PathLike) -> bool:
+    return str(path).lower().endswith(".parquet")
+
+
+def _pyarrow(path):
+    try:
+        import pyarrow
+        import pyarrow.parquet
+    except ImportError:
+        raise InvalidInputError(f"{path}: Parquet tables need pyarrow (pip install pyarrow); "
+                                "use a .csv path otherwise") from None
+    return pyarrow
+
+
+def read_table(path: str | os.PathLike) -> list[dict[str, str]]:
+    """The rows of a sweep table (every value as its CSV text); ``[]`` when the file does not exist."""
+    if not Path(path).exists():
+        return []
+    if _is_parquet(path):
+        pa = _pyarrow(path)
+        try:
+            records = pa.parquet.read_table(path).to_pylist()
+        except (OSError, pa.ArrowException) as error:
+            raise InvalidInputError(f"{path}: expected a Parquet sweep table, got {error}") from None
+        header = list(records[0]) if records else list(COLUMNS)
+        rows = [{k: _from_parquet(k, v) for k, v in record.items()} for record in records]
+    else:
+        try:
+            with open(path, newline="", encoding="utf-8") as handle:
+                reader = csv.DictReader(handle)
+                header = list(reader.fieldnames or [])
+                rows = list(reader)
+        except (OSError, UnicodeDecodeError, csv.Error) as error:
+            raise InvalidInputError(f"{path}: expected a CSV sweep table, got {error}") from None
+        if not header and not rows:
+            return []
+    if tuple(header) != COLUMNS:
+        raise InvalidInputError(f"{path}: expected a sweep table with columns {','.join(COLUMNS)}, got "
+                                f"{','.join(map(str, header))}")
+    for i, row in enumerate(rows):
+        if None in row or any(v is None for v in row.values()):
+            raise InvalidInputError(f"{path}: row {i + 2}: expected {len(COLUMNS)} fields")
+    return rows
+
+
+def _from_parquet(column: str, value: Any) -> str:
+    if value is None:
+        return ""
+    if column in _BOOLEAN_COLUMNS:
+        return _bool(bool(value))
+    if column == "seconds":
+        return f"{value:.6f}"
+    return str(value)
+
+
+def write_table(path: str | os.PathLike, rows: Sequence[dict[str, str]]) -> None:
+    """Write the rows atomically: CSV, or Parquet for a ``.parquet`` path (counts as int64, flags as booleans,
+    bounds as exact decimal strings since they outgrow 64 bits)."""
+    if _is_parquet(path):
+        pa = _pyarrow(path)
+        columns = {}
+        for column in COLUMNS:
+            values = [row[column] for row in rows]
+            if column in _INTEGER_COLUMNS:
+                columns[column] = pa.array([int(v) for v in values], pa.int64())
+            elif column in _BOOLEAN_COLUMNS:
+                columns[column] = pa.array([v == "true" for v in values], pa.bool_())
+            elif column == "seconds":
+                columns[column] = pa.array([float(v) for v in values], pa.float64())
+            else:
+                columns[column] = pa.array(values, pa.string())
+        _atomic_bytes(path, lambda target: pa.parquet.write_table(pa.table(columns), target))
+        return
+    from polyregions._atomic import atomic_write_text
+
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    atomic_write_text(path, buffer.getvalue())
+
+
+def _atomic_bytes(path: str | os.PathLike, write: Callable[[str], None]) -> None:
+    import tempfile
+
+    target = Path(path)
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    os.close(handle)
+    try:
+        write(temporary)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+# --- running --------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SweepResult:
+    """What :func:`sweep` did: the final ``rows`` (as written), how many were ``computed`` now and how many
+    ``skipped`` because the table already had them, and whether Ctrl-C ``interrupted`` the run."""
+
+    rows: tuple[dict[str, str], ...]
+    computed: int
+    skipped: int
+    interrupted: bool
+    seconds: float
+
+    def summary(self) -> dict[str, Any]:
+        """The one-line JSON of ``polyregions sweep --json``."""
+        return {"rows": len(self.rows), "computed": self.computed, "skipped": self.skipped,
+                "interrupted": self.interrupted,
+                "bounds_hold": all(row["bounds_hold"] == "true" for row in self.rows),
+                "exact": all(row["exact"] == "true" for row in self.rows), "seconds": round(self.seconds, 3)}
+
+
+def _ordered(tasks: Sequence[SweepTask], rows: dict[tuple, dict[str, str]],
+             others: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Rows in task order, then rows of the old table that belong to no task of this sweep."""
+    return [rows[t.key] for t in tasks if t.key in rows] + others
+
+
+def sweep(tasks: Sequence[SweepTask], output: str | os.PathLike, *, workers: int = 2,
+          scheduler: Any = None, progress: bool = False, checkpoint_seconds: float = 5.0,
+          on_row: Callable[[dict[str, str]], None] | None = None) -> SweepResult:
+    """Run the tasks not yet in the table at ``output`` and write the whole table there.
+
+    Parameters
+    ----------
+    tasks : sequence of SweepTask
+        From :func:`sweep_tasks`.
+    output : path
+        The table (``.csv``, or ``.parquet`` with pyarrow). Existing rows are kept; tasks whose :data:`KEY` is
+        already there are skipped.
+    workers : int, keyword-only
+        Processes of the local pool (0: run in this process). Ignored with ``scheduler``.
+    scheduler : str or dask.distributed.Client, keyword-only
+        A Dask scheduler address (``"tcp://host:8786"``) or a client: run the tasks on that cluster.
+    progress : bool, keyword-only
+        A progress bar on a terminal.
+    checkpoint_seconds : float, keyword-only
+        Write the table at least this often while running (it is also written at the end and on Ctrl-C).
+    on_row : callable, keyword-only
+        Called with each new row (in the calling process) after it is recorded.
+
+    Returns
+    -------
+    SweepResult
+        On Ctrl-C the finished rows are written and the result has ``interrupted=True``.
+    """
+    from polyregions._progress import progress_bar
+
+    started = time.perf_counter()
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
+        raise InvalidInputError(f"workers: expected a non-negative integer, got {workers!r}")
+    if not Path(output).resolve().parent.is_dir():
+        raise InvalidInputError(f"output: expected a file in an existing directory, got {os.fspath(output)!r}")
+    tasks = list(tasks)
+    wanted = {t.key for t in tasks}
+    done: dict[tuple, dict[str, str]] = {}
+    others: list[dict[str, str]] = []
+    for row in read_table(output):
+        key = tuple(row[c] for c in KEY)
+        if key in wanted and key not in done:
+            done[key] = row
+        else:
+            others.append(row)
+    todo = [t for t in tasks if t.key not in done]
+    skipped = len(tasks) - len(todo)
+    computed = 0
+    last_write = time.monotonic()
+    interrupted = False
+
+    def record(row: dict[str, str]) -> None:
+        nonlocal computed, last_write
+        done[tuple(row[c] for c in KEY)] = row
+        computed += 1
+        bar.update(1)
+        if on_row is not None:
+            on_row(row)
+        if time.monotonic() - last_write >= checkpoint_seconds:
+            write_table(output, _ordered(tasks, done, others))
+            last_write = time.monotonic()
+
+    with progress_bar(total=len(todo), desc="sweep", enabled=progress) as bar:
+        try:
+            if todo and scheduler is not None:
+                _run_dask(todo, scheduler, record)
+            elif todo and workers == 0:
+                for task in todo:
+                    record(run_task(task))
+            elif todo:
+                _run_pool(todo, workers, record)
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            # whatever happened (an interruption, a failing task), keep the finished rows
+            rows = _ordered(tasks, done, others)
+            write_table(output, rows)
+    return SweepResult(tuple(rows), computed, skipped, interrupted, time.perf_counter() - started)
+
+
+def _ignore_interrupts() -> None:
+    # Ctrl-C reaches every process of the terminal's group; only the parent decides what to do with it
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _run_pool(todo: list[SweepTask], workers: int, record: Callable[[dict[str, str]], None]) -> None:
+    executor = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_interrupts)
+    pending: set = set()
+    try:
+        pending = {executor.submit(run_task, task) for task in todo}
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                record(future.result())
+    except BaseException:
+        # stop at once: drop queued tasks and end the workers' running ones (their rows are not recorded)
+        for future in pending:
+            future.cancel()
+        for process in list((getattr(executor, "_processes", None) or {}).values()):
+            process.terminate()
+        executor.shutdown(wait=True, cancel_futures=True)
+        raise
+    executor.shutdown(wait=True)
+
+
+def _run_dask(todo: list[SweepTask], scheduler: Any, record: Callable[[dict[str, str]], None]) -> None:
+    try:
+        from dask.distributed import Client, as_completed
+    except ImportError:
+        raise InvalidInputError("scheduler: running on a Dask cluster needs dask.distributed "
+                                "(pip install \"dask[distributed]\")") from None
+    own = isinstance(scheduler, str)
+    try:
+        client = Client(scheduler) if own else scheduler
+    except (OSError, TimeoutError, ValueError) as error:
+        raise InvalidInputError(f"scheduler: cannot connect to {scheduler!r}: {error}") from None
+    try:
+        futures = [client.submit(run_task, task, pure=False) for task in todo]
+        try:
+            for future in as_completed(futures):
+                record(future.result())
+        finally:
+            client.cancel([f for f in futures if not f.done()])
+    finally:
+        if own:
+            client.close()
+

@@ -1,0 +1,28 @@
+"""What is measured on a region complex: faces and the boundary, its volumes, distances to it,
+counts along trajectories, and the upper bounds that counts are checked against.
+"""
+
+from typing import TYPE_CHECKING
+
+from polyregions._lazy import lazy_exports
+
+_EXPORTS = {
+    ".faces": ["ComplexFace", "FaceComplex", "Boundary", "face_complex", "boundary"],
+    ".volumes": ["BoundaryVolumes", "boundary_volumes"],
+    ".distances": ["Distances", "ExactDistance", "boundary_distances", "exact_distance"],
+    ".trajectories": ["Piece", "Trajectory", "trajectory", "line_regions", "regions_along_lines"],
+    ".theorem3": ["theorem3_comparison"],
+    ".bounds": ["BoundRow", "trivial_bound", "arrangement_bound", "one_layer_bound", "raghu_bound", "serra_bound",
+                "compare_with_bounds"],
+}
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
+
+if TYPE_CHECKING:
+    from polyregions.measures.faces import Boundary, boundary, ComplexFace, face_complex, FaceComplex
+    from polyregions.measures.volumes import boundary_volumes, BoundaryVolumes
+    from polyregions.measures.distances import boundary_distances, Distances, exact_distance, ExactDistance
+    from polyregions.measures.trajectories import line_regions, Piece, regions_along_lines, Trajectory, trajectory
+    from polyregions.measures.theorem3 import theorem3_comparison
+    from polyregions.measures.bounds import (arrangement_bound, BoundRow, compare_with_bounds, one_layer_bound,
+        raghu_bound, serra_bound, trivial_bound)

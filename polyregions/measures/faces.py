@@ -1,0 +1,581 @@
+"""The faces of a region complex and the boundary ``B_N`` with its pieces ``B_{N,k}`` (Hanin & Rolnick).
+
+Faces
+-----
+The closed activation regions of a network in a bounded domain form a polyhedral complex: every refinement step
+cuts each cell by the hyperplane of one neuron's affine function on that cell, and because the neuron is
+continuous the cuts of two cells agree on their common face, so any two closed cells meet in a common face.
+:func:`face_complex` lists every face of every dimension once (vertices, edges, ..., the regions themselves),
+identified by its exact vertex set, with the regions around it, whether it lies inside the open domain, and the
+neurons *tight* on it (pre-activation at one of the neuron's breakpoints on the whole face: on the closure of a
+region each neuron lies between two consecutive breakpoints, so a neuron tight at one relative-interior point of
+a face is tight on all of it). The complex property is checked (every interior ``(d-1)``-face has exactly two
+regions, every boundary one exactly one); a failure raises :class:`~polyregions.errors.CertificateError`.
+
+The boundary
+------------
+Everything is in the domain's own coordinates ``t`` and about the network restricted to the domain
+(``t -> N(origin + directions^T t)``), as for linear regions. ``B_N`` is the closure, inside the open domain, of
+the set where the gradient of the network is discontinuous. A ``(d-1)``-face between two regions lies in ``B_N``
+exactly when the output map differs on the two sides (two affine maps that agree on a hyperplane and have the
+same gradient are equal), and ``B_N`` is the union of these closed faces; a lower-dimensional face is in
+``B_N`` when it lies in one of them. Faces on the boundary of the domain are not part of ``B_N`` (for random
+weights this changes nothing almost surely; it makes ``B_N`` depend on the network inside the domain only).
+
+``B_{N,k}`` follows Hanin & Rolnick's eq. (5) literally: ``B_{N,1}`` is the set of points of ``B_N`` near which
+``B_N`` is a hyperplane, and recursively ``B_{N,k}`` is the set of points of ``B_N`` minus ``B_{N,1..k-1}``
+near which that remainder is an affine plane of codimension ``k``. The recursion is constant on the relative
+interior of every face; for a face ``G`` it is decided from the faces of ``B_N`` around ``G`` still present at
+step ``j``: they form a ``(d-j)``-plane near ``G`` exactly when (a) all of them, with ``G``, span an affine
+space of dimension ``d - j`` and (b) around ``G`` every facet of a ``(d-j)``-dimensional one that contains ``G``
+is shared by exactly two of them (a closed pseudomanifold link inside a sphere of the same dimension is the
+whole sphere). A face of dimension ``d - k`` that is not merged into a lower ``k`` is in ``B_{N,k}``.
+
+In 2-D: ``B_{N,1}`` is the union of the open boundary segments (with the points where a straight boundary line
+is crossed by an activation boundary that does not change the output), and ``B_{N,2}`` the vertices of ``B_N``
+inside the domain, the points where ``B_N`` is not locally a straight line (crossings, bends, ends). For generic
+weights ``B_{N,k}`` is the set of points where exactly ``k`` neurons are tight and each of them is "good" (its
+switch changes the output): the ``(d-k)``-faces with ``k`` tight neurons.
+
+Examples
+--------
+>>> from polyregions.networks.network import Network
+>>> from polyregions.regions.domains import box
+>>> from polyregions.regions.enumeration import enumerate_regions
+>>> net = Network.from_layers(2, [([[1, 0], [0, 1]], [0, 0], "relu"), ([[1, 1]], [0], "linear")])
+>>> b = boundary(enumerate_regions(net, box([-1, -1], [1, 1])))
+>>> [len(b.pieces(k)) for k in (1, 2)]
+[4, 1]
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cached_property
+from typing import TYPE_CHECKING, Sequence
+
+from polyregions.errors import CertificateError, InvalidInputError
+from polyregions.exact.linalg import Vector, dot, rank
+
+if TYPE_CHECKING:
+    from polyregions.regions.complex import RegionComplex
+
+__all__ = ["ComplexFace", "FaceComplex", "Boundary", "face_complex", "boundary"]
+
+_ZERO = Fraction(0)
+
+
+@dataclass(frozen=True)
+class ComplexFace:
+    """One face of the region complex (each face once, whatever the number of regions around it).
+
+    Attributes
+    ----------
+    dim : int
+        Its dimension (0 for a vertex, ``d`` for a region).
+    vertices : tuple of int
+        Sorted indices into :attr:`FaceComplex.vertices`.
+    regions : tuple of int
+        The regions (indices into ``complex.regions``) whose closure contains the face.
+    interior : bool
+        Whether its relative interior lies in the open domain (False on the domain's boundary).
+    neurons : frozenset of int or None
+        The neurons (indices in ``Network.neurons`` order) tight on the whole face; None when not computed.
+    """
+
+    dim: int
+    vertices: tuple[int, ...]
+    regions: tuple[int, ...]
+    interior: bool
+    neurons: frozenset[int] | None = None
+
+
+@dataclass(frozen=True)
+class FaceComplex:
+    """Every face of the closed activation regions of a bounded domain, each once.
+
+    Attributes
+    ----------
+    complex : RegionComplex
+    vertices : tuple of Vector
+        The exact vertices in domain coordinates ``t``.
+    faces : tuple of ComplexFace
+        Sorted by dimension, then by vertices; the regions themselves come last (dimension ``d``).
+    covers : tuple of (int, int)
+        The pairs ``(i, j)`` with ``faces[i]`` a facet of ``faces[j]``.
+    """
+
+    complex: "RegionComplex"
+    vertices: tuple[Vector, ...]
+    faces: tuple[ComplexFace, ...]
+    covers: tuple[tuple[int, int], ...]
+
+    @property
+    def dim(self) -> int:
+        """The dimension ``d`` of the domain."""
+        return self.complex.domain.dim
+
+    def f_vector(self) -> tuple[int, ...]:
+        """The numbers of faces of dimensions ``0..d``.
+
+        Examples
+        --------
+        >>> from polyregions.networks.network import Network
+        >>> from polyregions.regions.domains import box
+        >>> from polyregions.regions.enumeration import enumerate_regions
+        >>> net = Network.from_layers(2, [([[1, 1]], ["-1/2"], "relu")])
+        >>> face_complex(enumerate_regions(net, box([-1, -1], [1, 1]))).f_vector()
+        (6, 7, 2)
+        """
+        counts = [0] * (self.dim + 1)
+        for face in self.faces:
+            counts[face.dim] += 1
+        return tuple(counts)
+
+    def faces_of_dimension(self, k: int) -> tuple[int, ...]:
+        """The indices of the faces of dimension ``k``."""
+        return tuple(i for i, face in enumerate(self.faces) if face.dim == k)
+
+    @cached_property
+    def _up(self) -> tuple[tuple[int, ...], ...]:
+        up = [[] for _ in self.faces]
+        for i, j in self.covers:
+            up[i].append(j)
+        return tuple(tuple(u) for u in up)
+
+    @cached_property
+    def _down(self) -> tuple[tuple[int, ...], ...]:
+        down = [[] for _ in self.faces]
+        for i, j in self.covers:
+            down[j].append(i)
+        return tuple(tuple(d) for d in down)
+
+    def facets_of(self, i: int) -> tuple[int, ...]:
+        """The facets of face ``i``."""
+        return self._down[i]
+
+    def cofaces(self, i: int) -> tuple[int, ...]:
+        """Every face having face ``i`` as a proper face (its open star, without itself), sorted."""
+        seen, stack = set(), list(self._up[i])
+        while stack:
+            j = stack.pop()
+            if j not in seen:
+                seen.add(j)
+                stack.extend(self._up[j])
+        return tuple(sorted(seen))
+
+    def point(self, i: int) -> Vector:
+        """An exact point in the relative interior of face ``i`` (the mean of its vertices)."""
+        vs = [self.vertices[v] for v in self.faces[i].vertices]
+        return tuple(sum(c, _ZERO) / len(vs) for c in zip(*vs))
+
+    def to_input(self, t: Vector) -> Vector:
+        """The input-space point of domain coordinates ``t``."""
+        return self.complex.domain.to_input(t)
+
+    def tight_neurons(self, i: int) -> frozenset[int]:
+        """The neurons tight on face ``i`` (computed now when the complex was built without them)."""
+        face = self.faces[i]
+        if face.neurons is not None:
+            return face.neurons
+        from polyregions.networks._neuron_maps import tight_neurons
+
+        net = self.complex.regions[0].network
+        sets = tight_neurons(net, [self.vertices[v] for v in face.vertices])
+        return frozenset.intersection(*sets)
+
+
+# --- the faces of one region ----------------------------------------------------------------------------------
+
+def _primitive_row(a: Sequence[Fraction], c: Fraction) -> tuple[int, ...]:
+    import math
+
+    values = list(a) + [c]
+    scale = 1
+    for v in values:
+        if v.denominator != 1:
+            scale = math.lcm(scale, v.denominator)
+    ints = [v.numerator * (scale // v.denominator) for v in values]
+    g = math.gcd(*ints)
+    return tuple(v // g for v in ints)
+
+
+def _interval(A, b) -> tuple[Fraction, Fraction]:
+    lo = hi = None
+    for (a,), bi in zip(A, b):
+        if a > 0:
+            hi = bi / a if hi is None else min(hi, bi / a)
+        elif a < 0:
+            lo = bi / a if lo is None else max(lo, bi / a)
+    if lo is None or hi is None or not lo < hi:
+        raise CertificateError(f"face_complex: expected a bounded interval region, got rows {A}, {b}")
+    return lo, hi
+
+
+def _polygon_edges(A, b) -> list[tuple[tuple[Fraction, Fraction], tuple[Fraction, Fraction]]]:
+    """The edges (pairs of exact end points) of the bounded polygon ``A t <= b`` with non-empty interior.
+
+    Each row's line is clipped by the others in integer arithmetic: on the line ``a.t = c``, written
+    ``q + s (-a2, a1)``, row ``(b1, b2, e)`` bounds ``s`` by ``num / (n den)`` (``n = |a|^2`` cancels in every
+    comparison); an end point is the intersection of two lines, by Cramer's rule.
+    """
+    rows = sorted({_primitive_row(a, bi) for a, bi in zip(A, b) if any(a)})
+    edges = []
+    for a1, a2, c in rows:
+        n = a1 * a1 + a2 * a2
+        lo = hi = None  # (num, den, row) of the binding bounds
+        empty = False
+        for row in rows:
+            b1, b2, e = row
+            den = a1 * b2 - a2 * b1
+            num = e * n - c * (a1 * b1 + a2 * b2)
+            if den == 0:
+                if num < 0:
+                    empty = True
+                    break
+                continue
+            if den > 0:  # s <= num / (n den); smaller is tighter
+                if hi is None or num * hi[1] < hi[0] * den:
+                    hi = (num, den, row)
+            elif lo is None or num * lo[1] > lo[0] * den:  # s >= num / (n den), den < 0: larger is tighter
+                lo = (num, den, row)
+        # lo < hi, with den_lo < 0 < den_hi: num_lo / den_lo < num_hi / den_hi  <=>  num_lo den_hi > num_hi den_lo
+        if empty or lo is None or hi is None or not lo[0] * hi[1] > hi[0] * lo[1]:
+            continue
+        ends = []
+        for _, _, (b1, b2, e) in (lo, hi):
+            det = a1 * b2 - a2 * b1
+            ends.append((Fraction(c * b2 - a2 * e, det), Fraction(a1 * e - c * b1, det)))
+        edges.append(tuple(ends))
+    if len(edges) < 3:
+        raise CertificateError(f"face_complex: expected a bounded polygon, got {len(edges)} edges from rows {rows}")
+    return edges
+
+
+# --- the complex -----------------------------------------------------------------------------------------------
+
+def face_complex(complex_: "RegionComplex", *, neurons: bool = True) -> FaceComplex:
+    """Every face of the region complex of a bounded domain, each once.
+
+    Parameters
+    ----------
+    complex_ : RegionComplex
+        From :func:`polyregions.regions.enumeration.enumerate_regions` on a bounded domain.
+    neurons : bool, keyword-only
+        Compute the neurons tight on every face (one exact integer forward pass at all vertices together);
+        without them :meth:`FaceComplex.tight_neurons` computes them face by face on demand.
+
+    Returns
+    -------
+    FaceComplex
+
+    Examples
+    --------
+    >>> from polyregions.networks.network import Network
+    >>> from polyregions.regions.domains import box
+    >>> from polyregions.regions.enumeration import enumerate_regions
+    >>> net = Network.from_layers(2, [([[1, 0], [0, 1]], [0, 0], "relu")])
+    >>> fc = face_complex(enumerate_regions(net, box([-1, -1], [1, 1])))
+    >>> fc.f_vector(), [sorted(fc.faces[i].neurons) for i in fc.faces_of_dimension(0) if fc.faces[i].interior]
+    ((9, 12, 4), [[0, 1]])
+    """
+    domain = complex_.domain
+    if not domain.is_bounded():
+        raise InvalidInputError(f"face_complex: expected a bounded domain, got an unbounded {domain.kind}")
+    d = domain.dim
+    vertex_id: dict[tuple, int] = {}  # keyed by (numerator, denominator) pairs: hashing Fractions is slow
+    vertices: list[Vector] = []
+    face_regions: dict[tuple[int, tuple[int, ...]], set[int]] = defaultdict(set)
+    covers: set[tuple[tuple, tuple]] = set()
+
+    def vid(point) -> int:
+        key = tuple((x.numerator, x.denominator) for x in point)
+        found = vertex_id.get(key)
+        if found is None:
+            found = vertex_id[key] = len(vertices)
+            vertices.append(tuple(point))
+        return found
+
+    for r, region in enumerate(complex_.regions):
+        if d == 1:
+            lo, hi = _interval(region.A, region.b)
+            ids = (vid((lo,)), vid((hi,)))
+            top = (1, tuple(sorted(ids)))
+            for v in ids:
+                face_regions[(0, (v,))].add(r)
+                covers.add(((0, (v,)), top))
+            face_regions[top].add(r)
+        elif d == 2:
+            edges = _polygon_edges(region.A, region.b)
+            all_ids = set()
+            keys = []
+            for p, q in edges:
+                i, j = vid(p), vid(q)
+                key = (1, (min(i, j), max(i, j)))
+                keys.append(key)
+                all_ids.update((i, j))
+                face_regions[key].add(r)
+                for v in (i, j):
+                    face_regions[(0, (v,))].add(r)
+                    covers.add(((0, (v,)), key))
+            top = (2, tuple(sorted(all_ids)))
+            face_regions[top].add(r)
+            for key in keys:
+                covers.add((key, top))
+        else:
+            lattice, points = _lattice(region, d)
+            ids = [vid(p) for p in points]
+            keys = [(f.dim, tuple(sorted(ids[v] for v in f.vertices))) for f in lattice.faces]
+            for key in keys:
+                face_regions[key].add(r)
+            for i, j in lattice.covers:
+                covers.add((keys[i], keys[j]))
+    order = sorted(face_regions)
+    index = {key: i for i, key in enumerate(order)}
+    interior = _interior_flags(order, vertices, domain.region.A, domain.region.b)
+    tight = _face_neurons(complex_, order, vertices) if neurons else [None] * len(order)
+    faces = tuple(ComplexFace(dim, verts, tuple(sorted(face_regions[(dim, verts)])), inside, t)
+                  for (dim, verts), inside, t in zip(order, interior, tight))
+    _check_complex(faces, d)
+    return FaceComplex(complex_, tuple(vertices), faces,
+                       tuple(sorted((index[a], index[b]) for a, b in covers)))
+
+
+def _lattice(region, d: int):
+    from polyregions.polyhedra.polytope import Polytope
+
+    polytope = Polytope(region.A, region.b, d)
+    lattice = polytope.faces()
+    if polytope.rays() or polytope.lineality():
+        raise CertificateError("face_complex: an unbounded region in a bounded domain")
+    return lattice, polytope.vertices()
+
+
+def _interior_flags(order, vertices, A, b) -> list[bool]:
+    on = _tight_rows(vertices, A, b)
+    flags = []
+    for dim, verts in order:
+        rows = on[verts[0]]
+        for v in verts[1:]:
+            if not rows:
+                break
+            rows = rows & on[v]
+        flags.append(not rows)
+    return flags
+
+
+def _tight_rows(vertices, A, b) -> list[frozenset[int]]:
+    """For every vertex, the rows of ``A t <= b`` tight at it; a float evaluation with a crude but safe margin
+    skips the exact check for rows clearly not tight."""
+    import numpy as np
+
+    if not vertices:
+        return []
+    V = np.array([[float(x) for x in v] for v in vertices])
+    Af = np.array([[float(x) for x in a] for a in A]).reshape(len(A), -1)
+    bf = np.array([float(x) for x in b])
+    slack = np.abs(V @ Af.T - bf)
+    scale = np.abs(V) @ np.abs(Af).T + np.abs(bf) + 1e-300
+    maybe = ~(slack > 1e-9 * scale)  # doubles carry relative errors near 1e-16: far below this margin
+    result = []
+    for v, row in zip(vertices, maybe.tolist()):
+        result.append(frozenset(i for i, m in enumerate(row) if m and dot(A[i], v) == b[i]))
+    return result
+
+
+def _face_neurons(complex_, order, vertices) -> list[frozenset[int]]:
+    from polyregions.networks._neuron_maps import tight_neurons
+
+    net = complex_.regions[0].network
+    at_vertex = tight_neurons(net, vertices)
+    result = []
+    for dim, verts in order:
+        found = at_vertex[verts[0]]
+        for v in verts[1:]:
+            if not found:
+                break
+            found = found & at_vertex[v]
+        result.append(found)
+    return result
+
+
+def _check_complex(faces: Sequence[ComplexFace], d: int) -> None:
+    for face in faces:
+        if face.dim == d - 1:
+            expected = 2 if face.interior else 1
+            if len(face.regions) != expected:
+                where = "inside the domain" if face.interior else "on the domain's boundary"
+                raise CertificateError(f"face_complex: expected {expected} region(s) around a ({d - 1})-face "
+                                       f"{where}, got {len(face.regions)} (the regions do not form a complex)")
+
+
+# --- the boundary ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Boundary:
+    """``B_N`` and its pieces ``B_{N,k}`` as unions of relatively open faces of the complex.
+
+    Attributes
+    ----------
+    faces : FaceComplex
+    facets : tuple of int
+        The ``(d-1)``-faces across which the output map changes (``B_N`` is the union of their closures).
+    strata : tuple of int
+        For every face, the ``k`` with its relative interior in ``B_{N,k}``, or 0 when it is not in ``B_N``.
+    """
+
+    faces: FaceComplex
+    facets: tuple[int, ...]
+    strata: tuple[int, ...]
+
+    @property
+    def dim(self) -> int:
+        return self.faces.dim
+
+    def stratum(self, k: int) -> tuple[int, ...]:
+        """Every face whose relative interior is in ``B_{N,k}`` (of dimension ``d - k`` or less)."""
+        return tuple(i for i, s in enumerate(self.strata) if s == k)
+
+    def pieces(self, k: int) -> tuple[int, ...]:
+        """The faces of dimension ``d - k`` in ``B_{N,k}``: they carry its ``(d-k)``-volume (for ``k = d``, its
+        points)."""
+        d = self.dim
+        return tuple(i for i, s in enumerate(self.strata) if s == k and self.faces.faces[i].dim == d - k)
+
+
+def boundary(source) -> Boundary:
+    """``B_N`` and ``B_{N,1..d}`` of a region complex (or of its :class:`FaceComplex`).
+
+    Examples
+    --------
+    >>> from polyregions.networks.network import Network
+    >>> from polyregions.regions.domains import box
+    >>> from polyregions.regions.enumeration import enumerate_regions
+    >>> net = Network.from_layers(2, [([[1, 0]], [0], "relu")])
+    >>> b = boundary(enumerate_regions(net, box([-1, -1], [1, 1])))
+    >>> [b.faces.vertices[v] for v in b.faces.faces[b.pieces(1)[0]].vertices]
+    [(Fraction(0, 1), Fraction(-1, 1)), (Fraction(0, 1), Fraction(1, 1))]
+    """
+    fc = source if isinstance(source, FaceComplex) else face_complex(source, neurons=False)
+    d = fc.dim
+    faces = fc.faces
+    facets = _changing_facets(fc)
+    in_b = set(facets)
+    for i in facets:
+        stack = list(fc.facets_of(i))
+        while stack:
+            j = stack.pop()
+            if j not in in_b and faces[j].interior:
+                in_b.add(j)
+                stack.extend(fc.facets_of(j))
+    strata = [0] * len(faces)
+    for i in facets:
+        strata[i] = 1
+    # Lower-dimensional faces, highest dimension first: every coface's stratum is known when a face is reached.
+    for i in sorted((i for i in in_b if faces[i].dim < d - 1), key=lambda i: -faces[i].dim):
+        m = d - faces[i].dim
+        star = [j for j in fc.cofaces(i) if j in in_b]
+        strata[i] = m
+        for j in range(1, m):
+            present = [h for h in star if strata[h] >= j]
+            if (_is_local_line(fc, i, present) if d - j == 1 else _is_local_plane(fc, i, present, d - j)):
+                strata[i] = j
+                break
+    return Boundary(fc, tuple(sorted(facets)), tuple(strata))
+
+
+def _changing_facets(fc: FaceComplex) -> list[int]:
+    """The interior ``(d-1)``-faces whose two regions have different output maps.
+
+    Two affine maps that agree on the facet's hyperplane are equal or differ at every point off it, so the maps
+    of regions ``r`` and ``s`` are compared at the interior point of ``r``: in floating point with proven error
+    bounds (a difference larger than the bounds proves them different), exactly otherwise.
+    """
+    regions = fc.complex.regions
+    d = fc.dim
+    candidates = [i for i, f in enumerate(fc.faces) if f.dim == d - 1 and f.interior]
+    if not candidates:
+        return []
+    pairs = [fc.faces[i].regions for i in candidates]
+    net = regions[0].network
+    points = [regions[r].interior_point for r, _ in pairs]
+    first = _forced_outputs(net, points, [regions[r].pattern for r, _ in pairs])
+    second = _forced_outputs(net, points, [regions[s].pattern for _, s in pairs])
+    (v1, e1), (v2, e2) = first, second
+    proven = (abs(v1 - v2) > (e1 + e2)).any(axis=1)
+    return [i for i, (r, s), p in zip(candidates, pairs, proven.tolist())
+            if p or regions[r].output_map != regions[s].output_map]
+
+
+def _forced_outputs(net, points, patterns):
+    """Float outputs, with proven error bounds, of the network with every neuron held on the piece the pattern
+    gives it, at exact points (rounded to doubles with their bounds)."""
+    import numpy as np
+
+    from polyregions.networks._float_filter import U, doubles, float_layer, forward_layer, gamma, safety
+
+    x, e = doubles([list(p) for p in points])
+    pattern = np.asarray(patterns, dtype=np.int64).reshape(len(points), -1)
+    position = 0
+    for layer in net.layers:
+        fl = float_layer(layer.weight, layer.bias, layer.activation)
+        z, ez = forward_layer(fl, x, e)
+        if layer.activation.is_linear:
+            x, e = z, ez
+            continue
+        act = fl.activation
+        pieces = pattern[:, position:position + layer.width]
+        position += layer.width
+        q, p = act.slopes[pieces], act.intercepts[pieces]
+        rel, dq, dp = (act.evaluation_errors[i][pieces] for i in range(3))
+        with np.errstate(all="ignore"):
+            x = q * z + p
+            rounding = (rel * gamma(2) * (np.abs(q * z) + np.abs(p)) + dq * np.abs(z) + dp
+                        + 2.0 ** -1000 * ((z != 0) | (p != 0)))  # the last term: a subnormal result
+            e = (np.abs(q) * (1 + 4 * U) * ez + rounding) * safety(4)
+    bad = ~(np.isfinite(x) & np.isfinite(e))
+    e = np.where(bad, np.inf, e)
+    return np.where(bad, 0.0, x), e
+
+
+def _is_local_line(fc: FaceComplex, g: int, present: Sequence[int]) -> bool:
+    """Whether the vertex ``g`` and the faces ``present`` around it form a straight line near ``g``: exactly two
+    edges, on one line (two distinct edges of a complex on one line through a common vertex point away from each
+    other)."""
+    if len(present) != 2:
+        return False
+    faces, vertices = fc.faces, fc.vertices
+    v = faces[g].vertices[0]
+    ends = []
+    for h in present:
+        if faces[h].dim != 1:
+            return False
+        a, b = faces[h].vertices
+        ends.append(vertices[b if a == v else a])
+    base = vertices[v]
+    u = [x - y for x, y in zip(ends[0], base)]
+    w = [x - y for x, y in zip(ends[1], base)]
+    # Parallel: every 2x2 minor vanishes.
+    return all(u[i] * w[j] == u[j] * w[i] for i in range(len(u)) for j in range(i + 1, len(u)))
+
+
+def _is_local_plane(fc: FaceComplex, g: int, present: Sequence[int], p: int) -> bool:
+    """Whether face ``g`` and the faces ``present`` around it form a ``p``-dimensional affine plane near ``g``."""
+    faces = fc.faces
+    top = [h for h in present if faces[h].dim == p]
+    if not top:
+        return False
+    base = fc.vertices[faces[g].vertices[0]]
+    points = {v for h in present for v in faces[h].vertices} | set(faces[g].vertices)
+    diffs = [tuple(x - y for x, y in zip(fc.vertices[v], base)) for v in points]
+    if rank(diffs) != p:
+        return False
+    g_vertices = set(faces[g].vertices)
+    count: dict[int, int] = defaultdict(int)
+    for h in top:
+        for f in fc.facets_of(h):
+            if g_vertices <= set(faces[f].vertices):
+                count[f] += 1
+    return bool(count) and all(c == 2 for c in count.values())

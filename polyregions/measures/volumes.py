@@ -1,0 +1,188 @@
+"""Exact volumes of the boundary pieces ``B_{N,k}`` (Hanin & Rolnick's ``vol_{d-k}(B_{N,k} ∩ K)``).
+
+Volumes are measured in INPUT space. A domain of dimension ``d`` is the image ``x = origin + D^T t`` of its
+coordinates ``t`` (``D`` the ``d x n`` matrix of directions; the identity for a box or a polytope), so the input
+metric on ``t`` is the Gram matrix ``G = D D^T``. A ``p``-face with rational vertices spans directions with a
+basis ``B`` in reduced row echelon form (``p`` rows, the identity on its pivot columns); its pivot coordinates
+parametrise it, so its volume is ``vol_p(projection on the pivot coordinates) * sqrt(det(B G B^T))``: a rational
+times the square root of a rational. An edge ``v - u = c w`` (``w`` a primitive integer vector) has length
+``c sqrt(w^T G w)``. Points (``k = d``) are counted. Sums are exact :class:`~polyregions.exact.surds.SurdSum` values;
+floats carry proven error bounds.
+
+Examples
+--------
+>>> from polyregions.networks.network import Network
+>>> from polyregions.regions.domains import box
+>>> from polyregions.regions.enumeration import enumerate_regions
+>>> net = Network.from_layers(2, [([[1, 1]], [0], "relu")])
+>>> v = boundary_volumes(enumerate_regions(net, box([-1, -1], [1, 1])))
+>>> [str(x) for x in v.exact], v.density
+(['2*sqrt(2)', '0'], 0.7071067811865476)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from polyregions.measures.faces import Boundary, FaceComplex, boundary
+from polyregions.errors import InvalidInputError
+from polyregions.exact.linalg import Matrix, Vector, determinant, matmul, rref
+from polyregions.exact.surds import SurdSum, sqrt_of_rational
+
+if TYPE_CHECKING:
+    from polyregions.regions.domains import Domain
+
+__all__ = ["BoundaryVolumes", "boundary_volumes", "face_volume", "domain_volume", "input_metric"]
+
+_U = 2.0 ** -53
+
+
+def input_metric(domain: "Domain") -> Matrix | None:
+    """``G = D D^T``, the input-space metric in the domain's coordinates (None for the identity)."""
+    D = domain.directions
+    n, k = domain.input_dim, domain.dim
+    if k == n and all(D[i][j] == (i == j) for i in range(k) for j in range(n)):
+        return None
+    return matmul(D, tuple(zip(*D)))
+
+
+def _quadratic(w: Vector, G: Matrix | None) -> Fraction:
+    if G is None:
+        return sum((x * x for x in w), Fraction(0))
+    return sum((w[i] * G[i][j] * w[j] for i in range(len(w)) for j in range(len(w))), Fraction(0))
+
+
+def _primitive(v: Vector) -> tuple[Fraction, tuple[int, ...]]:
+    """``(c, w)`` with ``v = c w``, ``c > 0`` rational and ``w`` a primitive integer vector."""
+    scale = math.lcm(*(x.denominator for x in v))
+    ints = [int(x * scale) for x in v]
+    g = math.gcd(*ints)
+    return Fraction(g, scale), tuple(x // g for x in ints)
+
+
+def _surd(c: Fraction, q: Fraction) -> tuple[int, Fraction]:
+    """``c sqrt(q)`` as ``(radicand, coefficient)``."""
+    root, n = sqrt_of_rational(q)
+    return n, c * root
+
+
+def face_volume(fc: FaceComplex, i: int, *, metric: Matrix | None | str = "domain") -> tuple[int, Fraction]:
+    """The input-space volume of face ``i`` (of its own dimension; 1 for a vertex) as ``(radicand, coefficient)``:
+    ``coefficient * sqrt(radicand)``.
+
+    ``metric`` is the domain's :func:`input_metric` (None for the identity), computed when left as "domain".
+    """
+    face = fc.faces[i]
+    G = input_metric(fc.complex.domain) if isinstance(metric, str) else metric
+    if face.dim == 0:
+        return 1, Fraction(1)
+    points = [fc.vertices[v] for v in face.vertices]
+    base = points[0]
+    if face.dim == 1:
+        c, w = _primitive(tuple(x - y for x, y in zip(points[1], base)))
+        return _surd(c, _quadratic(tuple(Fraction(x) for x in w), G))
+    from polyregions.polyhedra.polytope import Polytope
+
+    diffs = [tuple(x - y for x, y in zip(p, base)) for p in points[1:]]
+    B, pivots = rref(diffs)
+    if len(B) != face.dim:
+        raise InvalidInputError(f"face_volume: expected a face of dimension {face.dim}, got one spanning {len(B)}")
+    projected = [tuple(p[j] for j in pivots) for p in points]
+    area = Polytope.from_vertices(projected, dim=face.dim).volume()
+    BGBt = matmul(matmul(B, G), tuple(zip(*B))) if G is not None else matmul(B, tuple(zip(*B)))
+    return _surd(area, determinant(BGBt))
+
+
+def domain_volume(domain: "Domain") -> SurdSum:
+    """The ``d``-volume of a bounded domain in input space (``vol(P) sqrt(det(D D^T))``)."""
+    volume = domain.volume()
+    if volume is None:
+        raise InvalidInputError(f"domain_volume: expected a bounded domain, got an unbounded {domain.kind}")
+    G = input_metric(domain)
+    if G is None:
+        return SurdSum.rational(volume)
+    return SurdSum.from_terms([_surd(volume, determinant(G))])
+
+
+@dataclass(frozen=True)
+class BoundaryVolumes:
+    """``vol_{d-k}(B_{N,k} ∩ K)`` for ``k = 1..d`` (for ``k = d``, the number of points), exactly and as floats.
+
+    Attributes
+    ----------
+    exact : tuple of SurdSum
+        Entry ``k - 1`` is the ``(d-k)``-volume of ``B_{N,k}`` in input space.
+    values, errors : tuple of float
+        Doubles and proven bounds on their distance to the exact values.
+    domain_volume : SurdSum
+        ``vol_d(K)`` in input space.
+    density, density_error : float
+        ``vol_{d-1}(B_N ∩ K) / vol_d(K)`` (``B_{N,1}`` carries all of ``B_N``'s ``(d-1)``-volume) and a bound.
+    boundary : Boundary
+    """
+
+    exact: tuple[SurdSum, ...]
+    values: tuple[float, ...]
+    errors: tuple[float, ...]
+    domain_volume: SurdSum
+    density: float
+    density_error: float
+    boundary: Boundary
+
+    @property
+    def density_exact(self) -> SurdSum:
+        """The density as an exact sum of surds (the domain's volume is a rational times one square root)."""
+        (n, c), = self.domain_volume.terms
+        return self.exact[0].times_sqrt(n) * (1 / (c * n))
+
+    def summary(self) -> dict[str, Any]:
+        """The keys of ``polyregions boundary --json``."""
+        return {
+            "boundary_volumes": [float(v) for v in self.values],
+            "boundary_volumes_exact": [str(v) for v in self.exact],
+            "boundary_volume_errors": list(self.errors),
+            "density": self.density,
+            "density_error": self.density_error,
+            "density_exact": str(self.density_exact),
+            "domain_volume": float(self.domain_volume),
+            "domain_volume_exact": str(self.domain_volume),
+            "exact": self.boundary.faces.complex.exact,
+        }
+
+
+def boundary_volumes(source) -> BoundaryVolumes:
+    """The volumes of ``B_{N,1}, ..., B_{N,d}`` inside a bounded domain, exactly.
+
+    Parameters
+    ----------
+    source : RegionComplex, FaceComplex or Boundary
+
+    Examples
+    --------
+    >>> from polyregions.networks.network import Network
+    >>> from polyregions.regions.domains import box
+    >>> from polyregions.regions.enumeration import enumerate_regions
+    >>> net = Network.from_layers(2, [([[1, 0], [0, 1]], ["-1/2", 0], "relu"), ([[1, 1]], [0], "linear")])
+    >>> [str(v) for v in boundary_volumes(enumerate_regions(net, box([-1, -1], [1, 1]))).exact]
+    ['4', '1']
+    """
+    b = source if isinstance(source, Boundary) else boundary(source)
+    fc = b.faces
+    d = fc.dim
+    G = input_metric(fc.complex.domain)
+    exact = []
+    for k in range(1, d + 1):
+        exact.append(SurdSum.from_terms(face_volume(fc, i, metric=G) for i in b.pieces(k)))
+    values, errors = zip(*(v.bounds() for v in exact))
+    dom = domain_volume(fc.complex.domain)
+    a, ea = values[0], errors[0]
+    v, ev = dom.bounds()
+    if v - ev <= 0:
+        raise InvalidInputError("boundary_volumes: the domain's volume is too small for a double")
+    density = a / v
+    # |a/v - A/V| <= (ea + (a/v) ev) / (v - ev), plus the rounding of the division.
+    density_error = ((ea + abs(density) * ev) / (v - ev) + _U * abs(density)) * (1 + 8 * _U)
+    return BoundaryVolumes(tuple(exact), tuple(values), tuple(errors), dom, density, density_error, b)

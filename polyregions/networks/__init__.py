@@ -1,0 +1,31 @@
+"""Piecewise-linear networks with exact rational parameters, their files and their construction.
+
+Activations (:mod:`~polyregions.networks.activations`), the network type
+(:mod:`~polyregions.networks.network`), file formats and importers (:mod:`~polyregions.networks.io`),
+seeded initialisers and constructions with known numbers of regions.
+"""
+
+from typing import TYPE_CHECKING
+
+from polyregions._lazy import lazy_exports
+
+_EXPORTS = {
+    ".activations": ["Activation", "relu", "linear", "hardtanh", "leaky_relu", "piecewise_linear",
+                     "activation_from_json"],
+    ".network": ["Layer", "Network"],
+    ".io": ["load_network", "save_network", "network_from_json", "network_to_json", "load_npz",
+            "network_from_arrays", "network_from_torch"],
+    ".initializers": ["he_normal", "pytorch_default", "gaussian"],
+    ".constructions": ["sawtooth", "montufar", "montufar_regions"],
+}
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
+
+if TYPE_CHECKING:
+    from polyregions.networks.activations import (Activation, activation_from_json, hardtanh, leaky_relu,
+        linear, piecewise_linear, relu)
+    from polyregions.networks.network import Layer, Network
+    from polyregions.networks.io import (load_network, load_npz, network_from_arrays, network_from_json,
+        network_from_torch, network_to_json, save_network)
+    from polyregions.networks.initializers import gaussian, he_normal, pytorch_default
+    from polyregions.networks.constructions import montufar, montufar_regions, sawtooth

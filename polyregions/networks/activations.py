@@ -1,0 +1,291 @@
+"""Continuous piecewise-linear activation functions with exact rational parameters.
+
+An activation with breakpoints ``xi_1 < ... < xi_T`` and slopes ``q_0, ..., q_T`` is the continuous function
+equal to ``q_0 t + p_0`` for ``t <= xi_1`` and with slope ``q_k`` on ``[xi_k, xi_{k+1}]``. Its *piece* at ``t``
+is the number of breakpoints strictly below ``t``, so a breakpoint belongs to the piece on its left. Every region
+engine uses this convention.
+
+Examples
+--------
+>>> relu()(-3), relu()(Fraction(5, 2))
+(Fraction(0, 1), Fraction(5, 2))
+>>> hardtanh().piece(1), hardtanh().piece(Fraction(3, 2))
+(1, 2)
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Iterable
+
+from polyregions.errors import InvalidInputError
+from polyregions.exact.rationals import format_rational, rational, rational_vector
+
+__all__ = [
+    "Activation",
+    "ACTIVATION_NAMES",
+    "relu",
+    "linear",
+    "hardtanh",
+    "leaky_relu",
+    "piecewise_linear",
+    "activation_from_json",
+]
+
+#: The values of :attr:`Activation.name`.
+ACTIVATION_NAMES = ("relu", "leaky_relu", "hardtanh", "linear", "piecewise_linear")
+
+_ZERO = Fraction(0)
+_ONE = Fraction(1)
+
+
+def _check(breakpoints: tuple[Fraction, ...], slopes: tuple[Fraction, ...], what: str) -> None:
+    if len(slopes) != len(breakpoints) + 1:
+        raise InvalidInputError(f"{what}: slopes: expected {len(breakpoints) + 1} slopes (one more than the "
+                                f"{len(breakpoints)} breakpoints), got {len(slopes)}")
+    for i in range(1, len(breakpoints)):
+        if not breakpoints[i - 1] < breakpoints[i]:
+            raise InvalidInputError(f"{what}: breakpoints: expected strictly increasing values, got "
+                                    f"{format_rational(breakpoints[i - 1])} then {format_rational(breakpoints[i])} "
+                                    f"at positions {i - 1} and {i}")
+    for i in range(1, len(slopes)):
+        if slopes[i - 1] == slopes[i]:
+            raise InvalidInputError(f"{what}: slopes: expected consecutive slopes to differ (otherwise breakpoint "
+                                    f"{i - 1} is not a breakpoint), got {format_rational(slopes[i])} twice at "
+                                    f"positions {i - 1} and {i}")
+
+
+@dataclass(frozen=True)
+class Activation:
+    """A continuous piecewise-linear function R -> R with exact rational parameters.
+
+    Equal to ``slopes[0] * t + offset`` for ``t <= breakpoints[0]``, with slope ``slopes[k]`` between
+    ``breakpoints[k - 1]`` and ``breakpoints[k]``. Build one with :func:`relu`, :func:`linear`,
+    :func:`hardtanh`, :func:`leaky_relu` or :func:`piecewise_linear` rather than directly.
+
+    Attributes
+    ----------
+    name : str
+        One of :data:`ACTIVATION_NAMES`; a label only (two activations computing the same function are equal).
+    breakpoints : tuple of Fraction
+        ``xi_1 < ... < xi_T`` (empty for an affine activation such as :func:`linear`).
+    slopes : tuple of Fraction
+        ``q_0, ..., q_T``; consecutive slopes differ.
+    offset : Fraction
+        ``p_0``, the intercept of the leftmost piece.
+    intercepts : tuple of Fraction
+        The intercept of every piece (derived; piece ``k`` is ``slopes[k] * t + intercepts[k]``).
+
+    Examples
+    --------
+    >>> f = piecewise_linear([0, 1], [0, 2, 1], 0)
+    >>> f(3), f.piece_map(2)
+    (Fraction(4, 1), (Fraction(1, 1), Fraction(1, 1)))
+    """
+
+    name: str = field(compare=False)
+    breakpoints: tuple[Fraction, ...]
+    slopes: tuple[Fraction, ...]
+    offset: Fraction
+    intercepts: tuple[Fraction, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.name not in ACTIVATION_NAMES:
+            raise InvalidInputError(f"activation: name: expected one of {', '.join(ACTIVATION_NAMES)}, "
+                                    f"got {self.name!r}")
+        what = f"activation {self.name}"
+        breakpoints = rational_vector(self.breakpoints, what=f"{what}: breakpoints")
+        slopes = rational_vector(self.slopes, what=f"{what}: slopes")
+        offset = rational(self.offset, what=f"{what}: offset")
+        _check(breakpoints, slopes, what)
+        intercepts = [offset]
+        for xi, left, right in zip(breakpoints, slopes, slopes[1:]):
+            intercepts.append(intercepts[-1] + (left - right) * xi)  # continuity at xi
+        object.__setattr__(self, "breakpoints", breakpoints)
+        object.__setattr__(self, "slopes", slopes)
+        object.__setattr__(self, "offset", offset)
+        object.__setattr__(self, "intercepts", tuple(intercepts))
+        canonical = _canonical_name(breakpoints, slopes, offset)
+        allowed = ("relu", "leaky_relu") if self.name == "leaky_relu" else (self.name,)
+        if self.name != "piecewise_linear" and canonical not in allowed:
+            raise InvalidInputError(f"activation: expected the parameters of {self.name}, got breakpoints "
+                                    f"{list(map(str, breakpoints))}, slopes {list(map(str, slopes))}, offset {offset}")
+
+    def __reduce__(self):
+        return (Activation, (self.name, self.breakpoints, self.slopes, self.offset))
+
+    @property
+    def is_linear(self) -> bool:
+        """Whether the activation is affine (no breakpoints); the units of such a layer are not neurons."""
+        return not self.breakpoints
+
+    @property
+    def num_pieces(self) -> int:
+        """The number of linear pieces, ``T + 1``."""
+        return len(self.slopes)
+
+    def piece(self, t: Any) -> int:
+        """The number of breakpoints strictly below ``t`` (a breakpoint belongs to the piece on its left).
+
+        Examples
+        --------
+        >>> relu().piece(0), relu().piece(Fraction(1, 10**9))
+        (0, 1)
+        """
+        return bisect.bisect_left(self.breakpoints, t if isinstance(t, (Fraction, int)) else rational(t, what="t"))
+
+    def piece_map(self, k: int) -> tuple[Fraction, Fraction]:
+        """The ``(slope, intercept)`` of piece ``k``, ``0 <= k <= T``."""
+        if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k < len(self.slopes):
+            raise InvalidInputError(f"piece_map: expected a piece index in 0..{len(self.slopes) - 1}, got {k!r}")
+        return self.slopes[k], self.intercepts[k]
+
+    def __call__(self, t: Any) -> Fraction:
+        """The exact value at ``t``."""
+        t = t if isinstance(t, Fraction) else rational(t, what="t")
+        k = bisect.bisect_left(self.breakpoints, t)
+        return self.slopes[k] * t + self.intercepts[k]
+
+    def to_json(self) -> str | dict[str, Any]:
+        """The form of the network file (``"relu"``, ``{"kind": "leaky_relu", ...}``), numbers as exact strings."""
+        if self.name in ("relu", "linear", "hardtanh"):
+            return self.name
+        if self.name == "leaky_relu":
+            return {"kind": "leaky_relu", "negative_slope": format_rational(self.slopes[0])}
+        return {"kind": "piecewise_linear",
+                "breakpoints": [format_rational(v) for v in self.breakpoints],
+                "slopes": [format_rational(v) for v in self.slopes],
+                "offset": format_rational(self.offset)}
+
+
+def _canonical_name(breakpoints, slopes, offset) -> str:
+    if offset == 0 and breakpoints == (_ZERO,) and slopes[1] == 1:
+        return "relu" if slopes[0] == 0 else "leaky_relu"
+    if offset == 0 and not breakpoints and slopes == (_ONE,):
+        return "linear"
+    if breakpoints == (-_ONE, _ONE) and slopes == (_ZERO, _ONE, _ZERO) and offset == -1:
+        return "hardtanh"
+    return "piecewise_linear"
+
+
+def relu() -> Activation:
+    """``max(0, t)``: breakpoints ``(0,)``, slopes ``(0, 1)``.
+
+    Examples
+    --------
+    >>> relu()(-2), relu()(2)
+    (Fraction(0, 1), Fraction(2, 1))
+    """
+    return Activation("relu", (_ZERO,), (_ZERO, _ONE), _ZERO)
+
+
+def linear() -> Activation:
+    """The identity (no breakpoints): the units of a linear layer are not neurons.
+
+    Examples
+    --------
+    >>> linear()(Fraction(-7, 12))
+    Fraction(-7, 12)
+    """
+    return Activation("linear", (), (_ONE,), _ZERO)
+
+
+def hardtanh(*, min_val: Any = -1, max_val: Any = 1, what: str = "hardtanh") -> Activation:
+    """Clipping to ``[min_val, max_val]`` (default ``[-1, 1]``): slopes ``(0, 1, 0)``.
+
+    Other bounds than ``[-1, 1]`` give a ``piecewise_linear`` activation (torch's ``ReLU6`` is ``[0, 6]``).
+
+    Examples
+    --------
+    >>> hardtanh()(5), hardtanh()(Fraction(1, 3)), hardtanh(min_val=0, max_val=6)(7)
+    (Fraction(1, 1), Fraction(1, 3), Fraction(6, 1))
+    """
+    lo = rational(min_val, what=f"{what}: min_val")
+    hi = rational(max_val, what=f"{what}: max_val")
+    if not lo < hi:
+        raise InvalidInputError(f"{what}: expected min_val < max_val, got {lo} and {hi}")
+    return piecewise_linear((lo, hi), (_ZERO, _ONE, _ZERO), lo, what=what)
+
+
+def leaky_relu(negative_slope: Any, *, what: str = "leaky_relu") -> Activation:
+    """``t`` for ``t >= 0`` and ``negative_slope * t`` below: breakpoints ``(0,)``, slopes ``(s, 1)``.
+
+    ``negative_slope == 1`` is the identity, not a piecewise function, and is rejected.
+
+    Examples
+    --------
+    >>> leaky_relu(Fraction(1, 4))(-8)
+    Fraction(-2, 1)
+    """
+    s = rational(negative_slope, what=f"{what}: negative_slope")
+    if s == 1:
+        raise InvalidInputError(f"{what}: negative_slope: expected a slope other than 1 (slope 1 is the identity, "
+                                f"use \"linear\"), got 1")
+    return Activation("leaky_relu", (_ZERO,), (s, _ONE), _ZERO)
+
+
+def piecewise_linear(breakpoints: Iterable[Any], slopes: Iterable[Any], offset: Any = 0, *,
+                     what: str = "piecewise_linear") -> Activation:
+    """The continuous function equal to ``slopes[0] t + offset`` left of ``breakpoints[0]`` and with slope
+    ``slopes[k]`` between ``breakpoints[k-1]`` and ``breakpoints[k]``.
+
+    Parameters matching ReLU, leaky ReLU, hard tanh or the identity give that named activation.
+
+    Examples
+    --------
+    >>> piecewise_linear([0], [0, 1], 0).name
+    'relu'
+    >>> piecewise_linear([0, 1], [1, 0, 1], 0)(2)
+    Fraction(1, 1)
+    """
+    bp = rational_vector(list(breakpoints) if not hasattr(breakpoints, "__len__") else breakpoints,
+                         what=f"{what}: breakpoints")
+    sl = rational_vector(list(slopes) if not hasattr(slopes, "__len__") else slopes, what=f"{what}: slopes")
+    p0 = rational(offset, what=f"{what}: offset")
+    _check(bp, sl, what)
+    return Activation(_canonical_name(bp, sl, p0), bp, sl, p0)
+
+
+_SIMPLE = {"relu": relu, "linear": linear, "hardtanh": hardtanh}
+
+
+def activation_from_json(obj: Any, *, what: str = "activation") -> Activation:
+    """Read an activation in the network-file form.
+
+    Accepts ``"relu"``, ``"linear"``, ``"hardtanh"``, ``{"kind": "leaky_relu", "negative_slope": s}`` and
+    ``{"kind": "piecewise_linear", "breakpoints": [...], "slopes": [...], "offset": p0}``; an
+    :class:`Activation` passes through. Anything else raises :class:`InvalidInputError` naming ``what``.
+
+    Examples
+    --------
+    >>> activation_from_json({"kind": "leaky_relu", "negative_slope": "1/100"}).slopes
+    (Fraction(1, 100), Fraction(1, 1))
+    """
+    if isinstance(obj, Activation):
+        return obj
+    if isinstance(obj, str):
+        if obj in _SIMPLE:
+            return _SIMPLE[obj]()
+        raise InvalidInputError(f"{what}: expected \"relu\", \"linear\", \"hardtanh\" or an object with \"kind\" "
+                                f"\"leaky_relu\" or \"piecewise_linear\", got {obj!r}")
+    if isinstance(obj, dict):
+        kind = obj.get("kind")
+        if kind in _SIMPLE:
+            return _SIMPLE[kind]()
+        if kind == "leaky_relu":
+            if "negative_slope" not in obj:
+                raise InvalidInputError(f"{what}: negative_slope: expected a number, got nothing (missing key)")
+            return leaky_relu(obj["negative_slope"], what=what)
+        if kind == "piecewise_linear":
+            for key in ("breakpoints", "slopes", "offset"):
+                if key not in obj:
+                    raise InvalidInputError(f"{what}: {key}: expected a value, got nothing (missing key)")
+            for key in ("breakpoints", "slopes"):
+                if not isinstance(obj[key], (list, tuple)):
+                    raise InvalidInputError(f"{what}: {key}: expected a list of numbers, got {obj[key]!r}")
+            return piecewise_linear(obj["breakpoints"], obj["slopes"], obj["offset"], what=what)
+        raise InvalidInputError(f"{what}: kind: expected \"leaky_relu\" or \"piecewise_linear\", got {kind!r}")
+    raise InvalidInputError(f"{what}: expected an activation name (\"relu\", \"linear\", \"hardtanh\") or an "
+                            f"object with \"kind\", got {type(obj).__name__} {obj!r}")

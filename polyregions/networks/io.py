@@ -1,0 +1,500 @@
+"""Reading and writing networks: the ``polyregions.network/1`` JSON file, ``.npz`` arrays and PyTorch modules.
+
+Every number is read at its exact rational value (a float is the binary number it stores) and written as an
+exact string such as ``"-7/12"``, so ``network_from_json(network_to_json(n)) == n``. Every error names the
+file (or object) and the field, for example ``net.json: layers[1].weight: expected 3 columns ...``.
+
+``.npz`` layout
+---------------
+Arrays ``W0, b0, W1, b1, ..., W{L-1}, b{L-1}``: ``Wl`` of shape ``(width_l, width_{l-1})`` and ``bl`` of shape
+``(width_l,)``, any real dtype (read exactly). An optional 1-D string array ``activations`` holds one entry per
+layer: ``"relu"``, ``"linear"``, ``"hardtanh"`` or the JSON text of an activation object
+(``'{"kind": "leaky_relu", "negative_slope": "1/100"}'``). Without it every layer but the last is ReLU and the
+last is linear. Any other key is an error, as is a file that needs pickle to load.
+
+PyTorch
+-------
+:func:`network_from_torch` reads an ``nn.Sequential`` (nested ones too) or a module wrapping one, built from
+``Linear``, ``ReLU``, ``LeakyReLU``, ``Hardtanh`` (and its subclass ``ReLU6``), ``Identity``, ``Flatten``,
+``Dropout`` and ``BatchNorm1d``, in eval mode. Consecutive affine maps (``Linear``, ``BatchNorm1d``) are composed
+exactly, so a batch normalisation is folded into its neighbouring linear layers. Exactness: every tensor entry
+is taken at its exact binary value; the one rounding is the batch-normalisation scale
+``s = gamma / sqrt(running_var + eps)``, computed in binary64 (three correctly rounded operations: the sum, the
+square root and the quotient) and then taken exactly; the folded map is exactly
+``x -> s * (x - running_mean) + beta`` with that ``s``. A ``LeakyReLU`` slope is the exact value of the binary64
+number torch stores. torch is imported only when a module is read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import zipfile
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from polyregions.networks.activations import Activation, activation_from_json, hardtanh, leaky_relu, linear, relu
+from polyregions._atomic import atomic_write_text
+from polyregions.errors import InvalidInputError
+from polyregions.networks.network import Layer, Network
+from polyregions.exact.rationals import format_rational
+
+__all__ = [
+    "FORMAT",
+    "read_json",
+    "network_from_json",
+    "network_to_json",
+    "load_network",
+    "save_network",
+    "load_npz",
+    "network_from_arrays",
+    "network_from_torch",
+]
+
+#: The format tag of a network file.
+FORMAT = "polyregions.network/1"
+
+
+def _describe(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def read_json(path: str | os.PathLike) -> Any:
+    """Parse a JSON file; a missing, unreadable or malformed file raises :class:`InvalidInputError` naming it."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise InvalidInputError(f"{path}: cannot read the file: {error.strerror or error}") from None
+    except UnicodeDecodeError:
+        raise InvalidInputError(f"{path}: expected a UTF-8 JSON file, got bytes that are not UTF-8") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InvalidInputError(f"{path}: expected JSON, got a syntax error at line {error.lineno} column "
+                                f"{error.colno}: {error.msg}") from None
+    except ValueError as error:  # for example an integer with too many digits
+        raise InvalidInputError(f"{path}: expected JSON, got {error}") from None
+
+
+# --- JSON ---------------------------------------------------------------------------------------------------
+
+def network_to_json(network: Network) -> dict[str, Any]:
+    """The ``polyregions.network/1`` document of a network, every number an exact string.
+
+    Examples
+    --------
+    >>> net = Network.from_layers(1, [([["-7/12"]], [0], "relu")])
+    >>> network_to_json(net)["layers"][0]["weight"]
+    [['-7/12']]
+    """
+    return {
+        "format": FORMAT,
+        "input_dim": network.input_dim,
+        "layers": [{"weight": [[format_rational(v) for v in row] for row in layer.weight],
+                    "bias": [format_rational(v) for v in layer.bias],
+                    "activation": layer.activation.to_json()} for layer in network.layers],
+    }
+
+
+def network_from_json(obj: Any, *, what: str = "network") -> Network:
+    """Read a ``polyregions.network/1`` document (already parsed); errors start with ``what``.
+
+    Examples
+    --------
+    >>> doc = {"format": "polyregions.network/1", "input_dim": 1,
+    ...        "layers": [{"weight": [[1], [1]], "bias": [0, "-1/2"], "activation": "relu"}]}
+    >>> network_from_json(doc)([1])
+    (Fraction(1, 1), Fraction(1, 2))
+    """
+    if not isinstance(obj, dict):
+        raise InvalidInputError(f"{what}: expected a JSON object with \"format\": \"{FORMAT}\", "
+                                f"got {type(obj).__name__}")
+    if "format" not in obj:
+        raise InvalidInputError(f"{what}: format: expected \"{FORMAT}\", got nothing (missing key)")
+    if obj["format"] != FORMAT:
+        raise InvalidInputError(f"{what}: format: expected \"{FORMAT}\", got {_describe(obj['format'])}")
+    if "input_dim" not in obj:
+        raise InvalidInputError(f"{what}: input_dim: expected a positive integer, got nothing (missing key)")
+    input_dim = obj["input_dim"]
+    if not isinstance(input_dim, int) or isinstance(input_dim, bool) or input_dim < 1:
+        raise InvalidInputError(f"{what}: input_dim: expected a positive integer, got {_describe(input_dim)}")
+    if "layers" not in obj:
+        raise InvalidInputError(f"{what}: layers: expected a list of layers, got nothing (missing key)")
+    layers = obj["layers"]
+    if not isinstance(layers, list):
+        raise InvalidInputError(f"{what}: layers: expected a list of layers, got {_describe(layers)}")
+    triples = []
+    for i, layer in enumerate(layers):
+        if not isinstance(layer, dict):
+            raise InvalidInputError(f"{what}: layers[{i}]: expected an object with \"weight\", \"bias\" and "
+                                    f"\"activation\", got {_describe(layer)}")
+        for key in ("weight", "bias", "activation"):
+            if key not in layer:
+                raise InvalidInputError(f"{what}: layers[{i}].{key}: expected a value, got nothing (missing key)")
+        if not isinstance(layer["bias"], list):
+            raise InvalidInputError(f"{what}: layers[{i}].bias: expected a list of numbers, "
+                                    f"got {_describe(layer['bias'])}")
+        triples.append((layer["weight"], layer["bias"], layer["activation"]))
+    return Network.from_layers(input_dim, triples, what=what)
+
+
+def save_network(network: Network, path: str | os.PathLike) -> None:
+    """Write a ``polyregions.network/1`` file atomically (a temporary file renamed over ``path``)."""
+    atomic_write_text(path, json.dumps(network_to_json(network)) + "\n")
+
+
+def load_network(path: str | os.PathLike) -> Network:
+    """Read a network file: ``.npz`` arrays (see the module documentation) or ``polyregions.network/1`` JSON."""
+    if str(path).lower().endswith(".npz"):
+        return load_npz(path)
+    return network_from_json(read_json(path), what=str(path))
+
+
+# --- arrays -------------------------------------------------------------------------------------------------
+
+def network_from_arrays(weights: Sequence[Any], biases: Sequence[Any],
+                        activations: Sequence[Any] | None = None, *, what: str = "network") -> Network:
+    """A network from lists of weight matrices and bias vectors (numpy arrays or nested lists), read exactly.
+
+    ``activations`` defaults to ReLU on every layer but the last and the identity on the last.
+
+    Examples
+    --------
+    >>> net = network_from_arrays([np.eye(2), np.ones((1, 2))], [np.zeros(2), np.zeros(1)])
+    >>> net([-1, 3]), net.num_neurons
+    ((Fraction(3, 1),), 2)
+    """
+    if len(weights) != len(biases):
+        raise InvalidInputError(f"{what}: expected as many bias vectors as weight matrices, got {len(biases)} "
+                                f"and {len(weights)}")
+    if not weights:
+        raise InvalidInputError(f"{what}: expected at least one layer, got none")
+    if activations is None:
+        activations = [relu()] * (len(weights) - 1) + [linear()]
+    if len(activations) != len(weights):
+        raise InvalidInputError(f"{what}: activations: expected {len(weights)} entries (one per layer), "
+                                f"got {len(activations)}")
+    first = weights[0]
+    if isinstance(first, np.ndarray) and first.ndim != 2:
+        raise InvalidInputError(f"{what}: layers[0].weight: expected a 2-D array, got shape {first.shape}")
+    if not hasattr(first, "__len__") or not len(first) or not hasattr(first[0], "__len__"):
+        raise InvalidInputError(f"{what}: layers[0].weight: expected a non-empty matrix, got {_describe(first)}")
+    return Network.from_layers(len(first[0]), list(zip(weights, biases, activations)), what=what)
+
+
+_NPZ_KEY = re.compile(r"([Wb])(0|[1-9][0-9]*)")
+
+
+def load_npz(path: str | os.PathLike) -> Network:
+    """Read a network from an ``.npz`` file with arrays ``W0, b0, W1, b1, ...`` and optional ``activations``.
+
+    See the module documentation for the layout.
+    """
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            arrays = {key: archive[key] for key in archive.files}
+    except FileNotFoundError as error:
+        raise InvalidInputError(f"{path}: cannot read the file: {error.strerror}") from None
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
+        raise InvalidInputError(f"{path}: expected an .npz archive of numeric arrays, got an unreadable file "
+                                f"({error})") from None
+    indices: dict[str, set[int]] = {"W": set(), "b": set()}
+    for key in arrays:
+        match = _NPZ_KEY.fullmatch(key)
+        if match:
+            indices[match.group(1)].add(int(match.group(2)))
+        elif key != "activations":
+            raise InvalidInputError(f"{path}: {key}: expected only the arrays W0, b0, W1, b1, ... and "
+                                    f"activations, got an array named {key!r}")
+    count = len(indices["W"])
+    for letter in "Wb":
+        expected = set(range(count))
+        missing = sorted(expected - indices[letter])
+        extra = sorted(indices[letter] - expected)
+        if missing or extra or count == 0:
+            index = missing[0] if missing else (extra[0] if extra else 0)
+            raise InvalidInputError(f"{path}: {letter}{index}: expected arrays W0..W{count - 1} and "
+                                    f"b0..b{count - 1} (one of each per layer), got keys {sorted(arrays)}")
+    weights, biases = [], []
+    for i in range(count):
+        W, b = arrays[f"W{i}"], arrays[f"b{i}"]
+        if W.ndim != 2:
+            raise InvalidInputError(f"{path}: W{i}: expected a 2-D array, got shape {W.shape}")
+        if b.ndim != 1:
+            raise InvalidInputError(f"{path}: b{i}: expected a 1-D array, got shape {b.shape}")
+        if b.shape[0] != W.shape[0]:
+            raise InvalidInputError(f"{path}: b{i}: expected {W.shape[0]} entries (the rows of W{i}), "
+                                    f"got {b.shape[0]}")
+        if i and W.shape[1] != weights[-1].shape[0]:
+            raise InvalidInputError(f"{path}: W{i}: expected {weights[-1].shape[0]} columns (the rows of "
+                                    f"W{i - 1}), got {W.shape[1]}")
+        weights.append(W)
+        biases.append(b)
+    activations = None
+    if "activations" in arrays:
+        names = arrays["activations"]
+        if names.dtype.kind not in "US" or names.ndim != 1:
+            raise InvalidInputError(f"{path}: activations: expected a 1-D array of strings, got dtype "
+                                    f"{names.dtype} and shape {names.shape}")
+        if len(names) != count:
+            raise InvalidInputError(f"{path}: activations: expected {count} entries (one per layer), "
+                                    f"got {len(names)}")
+        activations = [_npz_activation(str(v if names.dtype.kind == "U" else v.decode("utf-8", "replace")),
+                                       what=f"{path}: activations[{i}]") for i, v in enumerate(names)]
+    try:
+        return network_from_arrays(weights, biases, activations, what=str(path))
+    except InvalidInputError as error:
+        # Name the arrays as stored: layers[i].weight is Wi.
+        message = re.sub(r"layers\[(\d+)\]\.weight", r"W\1", str(error))
+        raise InvalidInputError(re.sub(r"layers\[(\d+)\]\.bias", r"b\1", message)) from None
+
+
+def _npz_activation(text: str, *, what: str) -> Activation:
+    stripped = text.strip()
+    if stripped.startswith("{"):
+        try:
+            obj = json.loads(stripped)
+        except ValueError:
+            raise InvalidInputError(f"{what}: expected an activation name or the JSON text of an activation "
+                                    f"object, got {_describe(text)}") from None
+        return activation_from_json(obj, what=what)
+    return activation_from_json(stripped, what=what)
+
+
+# --- PyTorch ------------------------------------------------------------------------------------------------
+
+def network_from_torch(module: Any, *, input_dim: int | None = None, what: str | None = None) -> Network:
+    """The exact network computed by a PyTorch module in eval mode.
+
+    Parameters
+    ----------
+    module : torch.nn.Module
+        An ``nn.Sequential`` (possibly nested), or a module whose only child is one, or a single supported
+        layer. A module with several children that is not an ``nn.Sequential`` is read in the order its
+        children were registered, and that reading is then checked against ``module(x)`` on a few random
+        inputs (an error if they disagree, since ``forward`` may do something else).
+    input_dim : int, optional
+        Needed only when no ``Linear`` or ``BatchNorm1d`` tells it.
+    what : str, optional
+        The name used in error messages (default: the module's class name).
+
+    Notes
+    -----
+    See the module documentation for what is exact: every parameter is read at its exact binary value, and
+    the only rounding is the binary64 batch-normalisation scale.
+
+    Examples
+    --------
+    >>> import torch
+    >>> lin = torch.nn.Linear(1, 1); lin.weight.data[:] = 0.5; lin.bias.data[:] = 1
+    >>> network_from_torch(torch.nn.Sequential(lin, torch.nn.ReLU()))([2])
+    (Fraction(2, 1),)
+    """
+    import torch
+    from torch import nn
+
+    what = what or type(module).__name__
+    if not isinstance(module, nn.Module):
+        raise InvalidInputError(f"{what}: expected a torch.nn.Module, got {type(module).__name__}")
+    leaves, ordered_by_registration = [], False
+    stack = [(what, module)]
+    while stack:  # depth-first, children in order
+        name, current = stack.pop()
+        if isinstance(current, _supported_types(nn)):
+            leaves.append((name, current))
+            continue
+        children = list(current.named_children())
+        if not children:
+            raise InvalidInputError(f"{name}: expected one of {', '.join(_SUPPORTED_NAMES)} (or a container of "
+                                    f"them), got {type(current).__name__}")
+        if len(children) > 1 and not isinstance(current, nn.Sequential):
+            ordered_by_registration = True
+        stack.extend((f"{name}.{child_name}", child) for child_name, child in reversed(children))
+
+    ops = [_torch_op(name, leaf, nn) for name, leaf in leaves]
+    ops = [op for op in ops if op is not None]
+    first_affine = next((op for op in ops if op[0] == "affine"), None)
+    n = first_affine[1].shape[1] if first_affine else None
+    if input_dim is not None:
+        if not isinstance(input_dim, int) or isinstance(input_dim, bool) or input_dim < 1:
+            raise InvalidInputError(f"{what}: input_dim: expected a positive integer, got {_describe(input_dim)}")
+        if n is not None and n != input_dim:
+            raise InvalidInputError(f"{what}: input_dim: expected {n} (the input width of {first_affine[2]}), "
+                                    f"got {input_dim}")
+        n = input_dim
+    if n is None:
+        raise InvalidInputError(f"{what}: expected a Linear or BatchNorm1d layer or the input_dim argument to "
+                                f"fix the input dimension, got neither")
+    if not ops:
+        raise InvalidInputError(f"{what}: expected at least one Linear, BatchNorm1d or activation layer, got none")
+
+    layers: list[Layer] = []
+    pending = None  # the affine map since the last activation, as (A, c) in FLINT form
+    width = n
+    for op in ops:
+        if op[0] == "affine":
+            _, affine, name = op
+            if affine.shape[1] != width:
+                raise InvalidInputError(f"{name}: expected {width} input features (the width before it), "
+                                        f"got {affine.shape[1]}")
+            pending = _compose(pending, affine)
+            width = affine.shape[0]
+        else:
+            layers.append(_layer(pending, width, op[1]))
+            pending = None
+    if pending is not None:
+        layers.append(_layer(pending, width, linear()))
+    network = Network(n, tuple(layers))
+    if ordered_by_registration:
+        _check_against_torch(module, network, torch, what)
+    return network
+
+
+_SUPPORTED_NAMES = ("Linear", "ReLU", "LeakyReLU", "Hardtanh", "ReLU6", "Identity", "Flatten", "Dropout",
+                    "Dropout1d", "AlphaDropout", "BatchNorm1d")
+
+
+def _dropout_types(nn) -> tuple[type, ...]:
+    return (nn.Dropout, nn.Dropout1d, nn.AlphaDropout)
+
+
+def _supported_types(nn) -> tuple[type, ...]:
+    return (nn.Linear, nn.ReLU, nn.LeakyReLU, nn.Hardtanh, nn.Identity, nn.Flatten, nn.BatchNorm1d) + \
+        _dropout_types(nn)
+
+
+class _FlintAffine:
+    """An exact affine map ``x -> A x + c`` held as FLINT matrices (with a numpy-like ``shape``)."""
+
+    def __init__(self, A, c):
+        self.A, self.c = A, c
+        self.shape = (A.nrows(), A.ncols())
+
+
+def _fmpq_matrix(values: np.ndarray):
+    from flint import fmpq, fmpq_mat
+
+    rows, cols = values.shape
+    entries = []
+    for v in values.reshape(-1).tolist():
+        f = Fraction(v)
+        entries.append(fmpq(f.numerator, f.denominator))
+    return fmpq_mat(rows, cols, entries)
+
+
+def _finite_float64(tensor, name: str, field: str) -> np.ndarray:
+    import torch
+
+    if tensor.is_complex():
+        raise InvalidInputError(f"{name}.{field}: expected real numbers, got dtype {tensor.dtype}")
+    values = tensor.detach().cpu().to(dtype=torch.float64).numpy()  # exact for every real torch dtype
+    if not np.all(np.isfinite(values)):
+        index = tuple(int(i) for i in np.argwhere(~np.isfinite(values))[0])
+        raise InvalidInputError(f"{name}.{field}{list(index)}: expected a finite number, got {values[index]}")
+    return values
+
+
+def _torch_op(name: str, leaf, nn):
+    """``("affine", _FlintAffine, name)``, ``("act", Activation)`` or None for a layer that does nothing."""
+    if isinstance(leaf, nn.Linear):
+        W = _finite_float64(leaf.weight, name, "weight")
+        b = _finite_float64(leaf.bias, name, "bias") if leaf.bias is not None else np.zeros(W.shape[0])
+        return ("affine", _FlintAffine(_fmpq_matrix(W), _fmpq_matrix(b.reshape(-1, 1))), name)
+    if isinstance(leaf, nn.BatchNorm1d):
+        if leaf.training:
+            raise InvalidInputError(f"{name}: expected eval mode (call module.eval() first): in training mode a "
+                                    f"BatchNorm1d normalises with batch statistics, which is not a fixed function")
+        if leaf.running_mean is None or leaf.running_var is None:
+            raise InvalidInputError(f"{name}: expected running statistics (track_running_stats=True), got none: "
+                                    f"without them BatchNorm1d normalises with batch statistics")
+        mean = _finite_float64(leaf.running_mean, name, "running_mean")
+        var = _finite_float64(leaf.running_var, name, "running_var")
+        k = mean.shape[0]
+        gamma = _finite_float64(leaf.weight, name, "weight") if leaf.affine else np.ones(k)
+        beta = _finite_float64(leaf.bias, name, "bias") if leaf.affine else np.zeros(k)
+        if np.any(var + leaf.eps <= 0):
+            raise InvalidInputError(f"{name}.running_var: expected running_var + eps > 0, got "
+                                    f"{(var + leaf.eps).min()}")
+        # The only rounding: the scale, in binary64 (sum, square root and quotient each correctly rounded).
+        scale = gamma / np.sqrt(var + np.float64(leaf.eps))
+        from flint import fmpq, fmpq_mat
+
+        A = fmpq_mat(k, k)
+        c = fmpq_mat(k, 1)
+        for i in range(k):
+            s = Fraction(float(scale[i]))
+            A[i, i] = fmpq(s.numerator, s.denominator)
+            shift = Fraction(float(beta[i])) - s * Fraction(float(mean[i]))
+            c[i, 0] = fmpq(shift.numerator, shift.denominator)
+        return ("affine", _FlintAffine(A, c), name)
+    if isinstance(leaf, _dropout_types(nn)):
+        if leaf.training and leaf.p > 0:
+            raise InvalidInputError(f"{name}: expected eval mode (call module.eval() first): in training mode "
+                                    f"Dropout zeroes random units")
+        return None
+    if isinstance(leaf, nn.Identity):
+        return None
+    if isinstance(leaf, nn.Flatten):
+        if leaf.start_dim != 1:
+            raise InvalidInputError(f"{name}: expected Flatten(start_dim=1) (the identity on a batch of vectors), "
+                                    f"got start_dim={leaf.start_dim}")
+        return None
+    if isinstance(leaf, nn.ReLU):
+        return ("act", relu())
+    if isinstance(leaf, nn.LeakyReLU):
+        return ("act", leaky_relu(float(leaf.negative_slope), what=name))
+    if isinstance(leaf, nn.Hardtanh):
+        return ("act", hardtanh(min_val=float(leaf.min_val), max_val=float(leaf.max_val), what=name))
+    raise InvalidInputError(f"{name}: expected one of {', '.join(_SUPPORTED_NAMES)}, got {type(leaf).__name__}")
+
+
+def _compose(first: _FlintAffine | None, second: _FlintAffine) -> _FlintAffine:
+    if first is None:
+        return second
+    return _FlintAffine(second.A * first.A, second.A * first.c + second.c)
+
+
+def _layer(affine: _FlintAffine | None, width: int, activation: Activation) -> Layer:
+    from flint import fmpq, fmpq_mat
+
+    if affine is None:  # an activation straight after another one (or at the start): identity weights
+        affine = _FlintAffine(fmpq_mat(width, width, [fmpq(int(i == j)) for i in range(width)
+                                                      for j in range(width)]), fmpq_mat(width, 1))
+    table = affine.A.table()
+    weight = tuple(tuple(Fraction(int(v.p), int(v.q)) for v in row) for row in table)
+    bias = tuple(Fraction(int(v.p), int(v.q)) for v in affine.c.entries())
+    return Layer(weight, bias, activation)
+
+
+def _float_forward(network: Network, x: np.ndarray) -> np.ndarray:
+    value = x
+    for (W, b), layer in zip(network.float_layers(), network.layers):
+        z = value @ W.T + b
+        act = layer.activation
+        out = float(act.slopes[0]) * z + float(act.offset)
+        for k, xi in enumerate(act.breakpoints):
+            out = out + float(act.slopes[k + 1] - act.slopes[k]) * np.maximum(z - float(xi), 0.0)
+        value = out
+    return value
+
+
+def _check_against_torch(module, network: Network, torch, what: str) -> None:
+    parameter = next(module.parameters(), None)
+    dtype = parameter.dtype if parameter is not None and parameter.is_floating_point() else torch.float32
+    generator = torch.Generator().manual_seed(0)
+    x = torch.randn(8, network.input_dim, generator=generator, dtype=torch.float64)
+    with torch.no_grad():
+        expected = module(x.to(dtype)).to(torch.float64).reshape(8, -1).numpy()
+    got = _float_forward(network, x.numpy())
+    tolerance = 1e-3 if dtype != torch.float64 else 1e-9
+    if expected.shape != got.shape or not np.allclose(got, expected, rtol=tolerance,
+                                                      atol=tolerance * (1 + np.abs(expected).max())):
+        raise InvalidInputError(f"{what}: expected forward() to apply the children in the order they were "
+                                f"registered (the only order polyregions can read from a module that is not an "
+                                f"nn.Sequential), got outputs that differ from that reading; wrap the layers in "
+                                f"an nn.Sequential")

@@ -1,0 +1,602 @@
+"""Exact H-polytopes: the sets ``{x in Q^dim : A x <= b}``.
+
+A :class:`Polytope` is immutable and may be empty, unbounded or lower-dimensional. Questions about the
+set (emptiness, interior points, implicit equalities, redundancy, boundedness, dimension) are answered by
+certified linear programs (:mod:`polyregions.exact.lp`); questions about its combinatorics (vertices, rays,
+faces, volume) by exact double description (:mod:`polyregions.polyhedra.vertex_enumeration`). Every answer is exact.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cached_property
+from itertools import combinations, product
+from typing import Any, Sequence
+
+from polyregions.errors import CertificateError, InfeasibleError, InvalidInputError, UnboundedError
+from polyregions.polyhedra.face_lattice import FaceLattice, face_lattice
+from polyregions.exact.linalg import Matrix, Vector, dot, matmul, matvec, rank, rref
+from polyregions.exact.lp import feasible_point, maximize, strict_point
+from polyregions.exact.rationals import rational_matrix, rational_vector
+from polyregions.polyhedra.vertex_enumeration import VRepresentation, enumerate_facets, enumerate_vertices, primitive
+from polyregions.polyhedra.volume import volume as _volume
+
+__all__ = ["Polytope", "sqrt_upper_bound"]
+
+_ZERO, _ONE = Fraction(0), Fraction(1)
+
+
+def _check_dim(dim: Any, what: str, *, minimum: int = 1) -> int:
+    if isinstance(dim, bool) or not isinstance(dim, int) or dim < minimum:
+        kind = "a positive" if minimum == 1 else "a non-negative"
+        raise InvalidInputError(f"{what}: expected {kind} integer dimension, got {dim!r}")
+    return dim
+
+
+def _is_exact_matrix(rows: Any) -> bool:
+    return isinstance(rows, tuple) and all(isinstance(r, tuple) and all(type(v) is Fraction for v in r)
+                                           for r in rows)
+
+
+@dataclass(frozen=True)
+class Polytope:
+    """The set ``{x in Q^dim : A x <= b}``; it may be unbounded, empty or lower-dimensional.
+
+    Attributes
+    ----------
+    A : tuple of tuple of Fraction
+        The rows ``a_i``.
+    b : tuple of Fraction
+        The right-hand sides.
+    dim : int
+        The ambient dimension (explicit, so that a polytope without rows, all of R^dim, works).
+
+    Notes
+    -----
+    ``==`` compares descriptions (rows in order); :meth:`equals` compares sets, through the canonical form
+    of :meth:`irredundant`. Generators are computed once per object and kept (the object is immutable).
+
+    Examples
+    --------
+    >>> square = Polytope.box([0, 0], [1, 1])
+    >>> square.volume(), len(square.vertices()), square.contains(["1/2", 1])
+    (Fraction(1, 1), 4, True)
+    """
+
+    A: Matrix
+    b: Vector
+    dim: int
+
+    def __post_init__(self) -> None:
+        dim = _check_dim(self.dim, "Polytope", minimum=0)  # R^0, a point, arises from restrictions
+        A, b = self.A, self.b
+        if not _is_exact_matrix(A):
+            A = rational_matrix(A, what="A")
+        if not (isinstance(b, tuple) and all(type(v) is Fraction for v in b)):
+            b = rational_vector(b, what="b")
+        for i, row in enumerate(A):
+            if len(row) != dim:
+                raise InvalidInputError(f"Polytope: expected rows of A of length dim={dim}, got {len(row)} in "
+                                        f"row {i}")
+        if len(b) != len(A):
+            raise InvalidInputError(f"Polytope: expected one entry of b per row of A ({len(A)}), got {len(b)}")
+        object.__setattr__(self, "A", A)
+        object.__setattr__(self, "b", b)
+
+    # ---------------------------------------------------------------------------------------------------
+    # Factories
+
+    @classmethod
+    def from_inequalities(cls, A: Any, b: Any, *, dim: int | None = None) -> "Polytope":
+        """The set ``{x : A x <= b}``; ``dim`` is needed only when ``A`` has no rows.
+
+        Examples
+        --------
+        >>> Polytope.from_inequalities([[1, 0], [0, 1]], ["1/2", 1]).b
+        (Fraction(1, 2), Fraction(1, 1))
+        """
+        A = rational_matrix(A, what="A")
+        if not A:
+            if dim is None:
+                raise InvalidInputError("Polytope.from_inequalities: expected dim= when A has no rows")
+            return cls((), rational_vector(b, what="b", length=0),
+                       _check_dim(dim, "Polytope.from_inequalities", minimum=0))
+        if dim is not None and _check_dim(dim, "Polytope.from_inequalities") != len(A[0]):
+            raise InvalidInputError(f"Polytope.from_inequalities: expected rows of length dim={dim}, got "
+                                    f"{len(A[0])}")
+        return cls(A, rational_vector(b, what="b", length=len(A)), len(A[0]))
+
+    @classmethod
+    def box(cls, lower: Any, upper: Any) -> "Polytope":
+        """The box ``{lower <= x <= upper}``.
+
+        Examples
+        --------
+        >>> Polytope.box([0, 0], [2, 3]).volume()
+        Fraction(6, 1)
+        """
+        lower = rational_vector(lower, what="lower")
+        upper = rational_vector(upper, what="upper", length=len(lower))
+        dim = _check_dim(len(lower), "Polytope.box")
+        for i, (lo, hi) in enumerate(zip(lower, upper)):
+            if lo > hi:
+                raise InvalidInputError(f"Polytope.box: expected lower <= upper, got lower[{i}] = {lo} > "
+                                        f"upper[{i}] = {hi}")
+        A, b = [], []
+        for i in range(dim):
+            unit = tuple(_ONE if j == i else _ZERO for j in range(dim))
+            A += [unit, tuple(-v for v in unit)]
+            b += [upper[i], -lower[i]]
+        return cls(tuple(A), tuple(b), dim)
+
+    @classmethod
+    def space(cls, dim: int) -> "Polytope":
+        """All of R^dim (no rows)."""
+        return cls((), (), _check_dim(dim, "Polytope.space", minimum=0))
+
+    @classmethod
+    def empty(cls, dim: int) -> "Polytope":
+        """The empty set, in its canonical form ``0 <= -1``."""
+        dim = _check_dim(dim, "Polytope.empty", minimum=0)
+        return cls(((_ZERO,) * dim,), (-_ONE,), dim)
+
+    @classmethod
+    def simplex(cls, dim: int) -> "Polytope":
+        """The standard simplex ``{x >= 0, sum x <= 1}`` (volume ``1/dim!``)."""
+        dim = _check_dim(dim, "Polytope.simplex")
+        A = [tuple(-_ONE if j == i else _ZERO for j in range(dim)) for i in range(dim)] + [(_ONE,) * dim]
+        return cls(tuple(A), (_ZERO,) * dim + (_ONE,), dim)
+
+    @classmethod
+    def cross_polytope(cls, dim: int) -> "Polytope":
+        """The cross-polytope ``{sum |x_i| <= 1}`` (2^dim rows, volume ``2^dim/dim!``)."""
+        dim = _check_dim(dim, "Polytope.cross_polytope")
+        A = tuple(tuple(Fraction(s) for s in signs) for signs in product((1, -1), repeat=dim))
+        return cls(A, (_ONE,) * len(A), dim)
+
+    @classmethod
+    def permutahedron(cls, n: int) -> "Polytope":
+        """The permutahedron of order n in ``R^n``: the convex hull of the permutations of ``(1, ..., n)``, given
+        by ``sum x = n(n+1)/2`` and ``sum_{i in S} x_i >= |S|(|S|+1)/2`` for every proper non-empty S.
+
+        Examples
+        --------
+        >>> Polytope.permutahedron(4).f_vector()
+        (24, 36, 14, 1)
+        """
+        n = _check_dim(n, "Polytope.permutahedron")
+        A, b = [], []
+        for k in range(1, n):
+            for S in combinations(range(n), k):
+                A.append(tuple(-_ONE if i in S else _ZERO for i in range(n)))
+                b.append(Fraction(-k * (k + 1) // 2))
+        total = Fraction(n * (n + 1) // 2)
+        return cls(tuple(A) + ((_ONE,) * n, (-_ONE,) * n), tuple(b) + (total, -total), n)
+
+    @classmethod
+    def from_vertices(cls, points: Any, *, rays: Any = (), lines: Any = (), dim: int | None = None
+                      ) -> "Polytope":
+        """The convex hull of points (plus the cone of rays and the span of lines), exactly.
+
+        The result is in the canonical irredundant form of :meth:`irredundant`.
+
+        Examples
+        --------
+        >>> triangle = Polytope.from_vertices([[0, 0], [1, 0], [0, 1]])
+        >>> triangle == Polytope.simplex(2).irredundant(), triangle.volume()
+        (True, Fraction(1, 2))
+        """
+        points = rational_matrix(points, what="points")
+        if not points:
+            if dim is None:
+                raise InvalidInputError("Polytope.from_vertices: expected dim= when there are no points")
+            if len(rays) or len(lines):
+                raise InvalidInputError("Polytope.from_vertices: expected at least one point with rays or lines")
+            return cls.empty(dim)
+        n = _check_dim(len(points[0]), "Polytope.from_vertices")
+        if dim is not None and dim != n:
+            raise InvalidInputError(f"Polytope.from_vertices: expected points of length dim={dim}, got {n}")
+        rays = rational_matrix(rays, what="rays", shape=(None, n))
+        lines = rational_matrix(lines, what="lines", shape=(None, n))
+        h = enumerate_facets(points, rays=rays, lines=lines, dim=n)
+        A, b = _canonical(list(zip(h.A, h.b)), list(zip(h.E, h.e)), n)
+        return cls(A, b, n)
+
+    # ---------------------------------------------------------------------------------------------------
+    # Membership and LP questions
+
+    def contains(self, x: Any) -> bool:
+        """True when ``A x <= b`` (closed, exact)."""
+        x = rational_vector(x, what="x", length=self.dim)
+        return all(dot(row, x) <= bi for row, bi in zip(self.A, self.b))
+
+    def contains_strictly(self, x: Any) -> bool:
+        """True when ``A x < b`` in every row."""
+        x = rational_vector(x, what="x", length=self.dim)
+        return all(dot(row, x) < bi for row, bi in zip(self.A, self.b))
+
+    def is_empty(self) -> bool:
+        """True when no point satisfies ``A x <= b`` (certified)."""
+        return feasible_point(self.A, self.b, dim=self.dim) is None
+
+    def is_bounded(self) -> bool:
+        """True when the set is bounded (the empty set is bounded).
+
+        ``{A d <= 0} = {0}`` exactly when ``A`` has rank ``dim`` and some ``y > 0`` has ``y A = 0``
+        (Stiemke's lemma); that ``y`` is found by a certified program.
+        """
+        if self.dim == 0 or self.is_empty():
+            return True
+        m = len(self.A)
+        if m == 0 or rank(self.A) < self.dim:
+            return False
+        negative_identity = tuple(tuple(-_ONE if j == i else _ZERO for j in range(m)) for i in range(m))
+        transpose = tuple(tuple(row[j] for row in self.A) for j in range(self.dim))
+        return strict_point(negative_identity, (_ZERO,) * m, E=transpose, e=(_ZERO,) * self.dim, dim=m) is not None
+
+    def implicit_equalities(self) -> tuple[int, ...]:
+        """The rows that hold with equality on the whole set (all rows when it is empty)."""
+        return self._implicit
+
+    @cached_property
+    def _implicit(self) -> tuple[int, ...]:
+        m, n = len(self.A), self.dim
+        if self.is_empty():
+            return tuple(range(m))
+        if m == 0 or strict_point(self.A, self.b, dim=n) is not None:
+            return ()
+        # max sum t_i subject to a_i x + t_i <= b_i, 0 <= t_i <= 1 for the undecided rows i: rows with
+        # t_i > 0 at the exact optimum are not implicit; an optimum of 0 proves the rest are.
+        undecided = list(range(m))
+        while undecided:
+            k = len(undecided)
+            slot = {i: t for t, i in enumerate(undecided)}
+            A, b = [], []
+            for i, (row, bi) in enumerate(zip(self.A, self.b)):
+                extra = [_ZERO] * k
+                if i in slot:
+                    extra[slot[i]] = _ONE
+                A.append(row + tuple(extra))
+                b.append(bi)
+            for t in range(k):
+                for sign, bound in ((_ONE, _ONE), (-_ONE, _ZERO)):
+                    A.append((_ZERO,) * n + tuple(sign if s == t else _ZERO for s in range(k)))
+                    b.append(bound)
+            result = maximize((_ZERO,) * n + (_ONE,) * k, A, b, dim=n + k)
+            if result.status != "optimal":
+                raise CertificateError(f"implicit equalities: the program ended {result.status}, which is "
+                                       f"impossible for a non-empty set")
+            if result.value == 0:
+                break
+            undecided = [i for i in undecided if result.point[n + slot[i]] == 0]
+        return tuple(undecided)
+
+    def affine_dimension(self) -> int:
+        """The dimension of the affine hull (-1 when empty).
+
+        Examples
+        --------
+        >>> Polytope.from_inequalities([[1, 0], [-1, 0]], [0, 0]).affine_dimension()
+        1
+        """
+        if self.is_empty():
+            return -1
+        equalities = [self.A[i] for i in self._implicit]
+        return self.dim - (rank(equalities) if equalities else 0)
+
+    def is_full_dimensional(self) -> bool:
+        """True when the set has interior points."""
+        return self.interior_point() is not None
+
+    def interior_point(self) -> Vector | None:
+        """An exact ``x`` with ``A x < b`` in every row, or None when there is none."""
+        return strict_point(self.A, self.b, dim=self.dim)
+
+    def relative_interior_point(self) -> Vector | None:
+        """An exact point strict in every row that is not an implicit equality, or None when empty."""
+        if self.is_empty():
+            return None
+        implicit = set(self._implicit)
+        E = [self.A[i] for i in implicit]
+        e = [self.b[i] for i in implicit]
+        rest = [i for i in range(len(self.A)) if i not in implicit]
+        point = strict_point([self.A[i] for i in rest], [self.b[i] for i in rest], E=E, e=e, dim=self.dim)
+        if point is None:
+            raise CertificateError("relative interior point: none found in a non-empty set, which is impossible")
+        return point
+
+    def chebyshev_ball(self, *, bits: int = 40) -> tuple[Vector, Fraction]:
+        """A centre and radius of a largest Euclidean ball inside the set, with an exact guarantee.
+
+        Euclidean norms of the rows are irrational in general, so the program uses rational upper bounds
+        ``w_i >= ||a_i||`` within a relative ``2**-bits``. The returned ball (centre ``c``, radius ``r``,
+        both exact rationals) is certified to lie inside the set, and the true Chebyshev radius ``R``
+        satisfies ``r <= R <= r * (1 + 2**-bits)``. The radius is 0 for a lower-dimensional set.
+
+        Raises
+        ------
+        InfeasibleError
+            When the set is empty.
+        UnboundedError
+            When the set contains arbitrarily large balls.
+
+        Examples
+        --------
+        >>> Polytope.box([0, 0], [2, 4]).chebyshev_ball()[1]
+        Fraction(1, 1)
+        """
+        if isinstance(bits, bool) or not isinstance(bits, int) or bits < 1:
+            raise InvalidInputError(f"chebyshev_ball: expected a positive integer bits=, got {bits!r}")
+        n = self.dim
+        weights = [sqrt_upper_bound(dot(row, row), bits=bits) for row in self.A]
+        A = [row + (w,) for row, w in zip(self.A, weights)] + [(_ZERO,) * n + (-_ONE,)]
+        result = maximize((_ZERO,) * n + (_ONE,), A, self.b + (_ZERO,), dim=n + 1)
+        if result.status == "infeasible":
+            raise InfeasibleError("chebyshev_ball: expected a non-empty set, got an empty one")
+        if result.status == "unbounded":
+            raise UnboundedError("chebyshev_ball: the set contains balls of every radius")
+        return result.point[:n], result.value
+
+    def redundant_rows(self) -> tuple[int, ...]:
+        """Rows whose removal (all together) leaves the set unchanged; the remaining rows are irredundant.
+
+        Rows are examined from the last to the first, each against the rows kept so far and those not yet
+        examined, so of repeated rows the first is kept.
+
+        Examples
+        --------
+        >>> Polytope.from_inequalities([[1], [1], [2]], [1, 1, 5]).redundant_rows()
+        (1, 2)
+        """
+        kept = list(range(len(self.A)))
+        redundant = []
+        for i in reversed(range(len(self.A))):
+            others = [j for j in kept if j != i]
+            result = maximize(self.A[i], [self.A[j] for j in others], [self.b[j] for j in others], dim=self.dim)
+            if result.status == "infeasible" or (result.status == "optimal" and result.value <= self.b[i]):
+                kept = others
+                redundant.append(i)
+        return tuple(sorted(redundant))
+
+    def irredundant(self) -> "Polytope":
+        """The canonical irredundant description of the same set.
+
+        Equations of the affine hull come first, each as a pair of rows ``e.x <= c``, ``-e.x <= -c`` (from
+        the reduced row echelon form, scaled to primitive integers); then one row per facet, reduced modulo
+        those equations (zero in their pivot columns), scaled to a primitive integer vector ``(a, beta)``,
+        in lexicographic order. Two polytopes are equal as sets exactly when their canonical forms are
+        equal; the empty set is ``0 <= -1``.
+
+        Examples
+        --------
+        >>> Polytope.from_inequalities([[2], [1], [-1]], [2, 5, 0]).irredundant().A
+        ((Fraction(-1, 1),), (Fraction(1, 1),))
+        """
+        if self.is_empty():
+            return Polytope.empty(self.dim)
+        implicit = set(self._implicit)
+        equalities = [(self.A[i], self.b[i]) for i in implicit]
+        rest = [(self.A[i], self.b[i]) for i in range(len(self.A)) if i not in implicit]
+        E_rows, E_rhs = _equation_rows(equalities, self.dim)
+        # Reduce and deduplicate first (cheap), then drop the redundant facets by certified programs.
+        candidates = list(dict.fromkeys(_reduce(row, rhs, E_rows, E_rhs, self.dim) for row, rhs in rest))
+        candidates = [c for c in candidates if any(c[:-1])]
+        kept = list(range(len(candidates)))
+        for i in reversed(range(len(candidates))):
+            others = [candidates[j] for j in kept if j != i]
+            result = maximize(candidates[i][:-1], [c[:-1] for c in others], [c[-1] for c in others],
+                              E=E_rows, e=E_rhs, dim=self.dim)
+            if result.status == "optimal" and result.value <= candidates[i][-1]:
+                kept.remove(i)
+        facets = [(candidates[i][:-1], candidates[i][-1]) for i in kept]
+        A, b = _canonical(facets, list(zip(E_rows, E_rhs)), self.dim)
+        return Polytope(A, b, self.dim)
+
+    def equals(self, other: "Polytope") -> bool:
+        """True when both describe the same set (compares canonical forms)."""
+        if not isinstance(other, Polytope) or other.dim != self.dim:
+            raise InvalidInputError(f"equals: expected a Polytope of dimension {self.dim}, got {other!r}")
+        return self.irredundant() == other.irredundant()
+
+    # ---------------------------------------------------------------------------------------------------
+    # Generators, faces, volume
+
+    @cached_property
+    def _vrep(self) -> VRepresentation:
+        return enumerate_vertices(self.A, self.b, dim=self.dim)
+
+    def generators(self) -> VRepresentation:
+        """Points, rays and lines with ``P = conv(points) + cone(rays) + span(lines)``, with incidences."""
+        return self._vrep
+
+    def vertices(self) -> tuple[Vector, ...]:
+        """The vertices (when there are lines, the vertices of ``P`` cut by a complement of them).
+
+        Examples
+        --------
+        >>> sorted(Polytope.simplex(2).vertices())
+        [(Fraction(0, 1), Fraction(0, 1)), (Fraction(0, 1), Fraction(1, 1)), (Fraction(1, 1), Fraction(0, 1))]
+        """
+        return self._vrep.points
+
+    def rays(self) -> tuple[Vector, ...]:
+        """The extreme rays of the recession cone (modulo the lineality space), primitive integer vectors."""
+        return self._vrep.rays
+
+    def lineality(self) -> tuple[Vector, ...]:
+        """A basis of the lineality space ``{d : A d = 0}``."""
+        return self._vrep.lines
+
+    def faces(self) -> FaceLattice:
+        """Every non-empty face with its dimension, vertices, rays and tight rows."""
+        return face_lattice(self._vrep, len(self.A))
+
+    def f_vector(self) -> tuple[int, ...]:
+        """The numbers of faces of dimensions 0, ..., affine dimension (the last entry, 1, is the set).
+
+        Examples
+        --------
+        >>> Polytope.cross_polytope(3).f_vector()
+        (6, 12, 8, 1)
+        """
+        return self.faces().f_vector()
+
+    def volume(self) -> Fraction:
+        """The exact ``dim``-volume (0 for empty and lower-dimensional sets).
+
+        Raises
+        ------
+        UnboundedError
+            When the set is unbounded and full-dimensional (infinite volume) or unbounded at all.
+
+        Examples
+        --------
+        >>> Polytope.cross_polytope(3).volume()
+        Fraction(4, 3)
+        """
+        vrep = self._vrep
+        if not vrep.points:
+            return _ZERO
+        if vrep.rays or vrep.lines:
+            raise UnboundedError(f"volume: expected a bounded set, got one with {len(vrep.rays)} rays and "
+                                 f"{len(vrep.lines)} lines")
+        base = vrep.points[0]
+        if len(vrep.points) <= self.dim or rank([tuple(x - y for x, y in zip(p, base))
+                                                 for p in vrep.points[1:]]) < self.dim:
+            return _ZERO
+        tight = [[] for _ in self.A]
+        for g, rows in enumerate(vrep.point_rows):
+            for i in rows:
+                tight[i].append(g)
+        return _volume(vrep.points, tight, self.dim)
+
+    # ---------------------------------------------------------------------------------------------------
+    # Operations
+
+    def intersection(self, other: "Polytope") -> "Polytope":
+        """The intersection (rows of both)."""
+        if not isinstance(other, Polytope) or other.dim != self.dim:
+            raise InvalidInputError(f"intersection: expected a Polytope of dimension {self.dim}, got {other!r}")
+        return Polytope(self.A + other.A, self.b + other.b, self.dim)
+
+    def preimage(self, M: Any, t: Any = None) -> "Polytope":
+        """``{y : M y + t in P}`` for a ``dim x k`` matrix ``M`` (t defaults to 0).
+
+        Examples
+        --------
+        >>> Polytope.box([0], [1]).preimage([[2, 2]]).contains(["1/4", "1/4"])
+        True
+        """
+        M = rational_matrix(M, what="M", shape=(self.dim, None))
+        k = _check_dim(len(M[0]), "preimage: columns of M")
+        t = (_ZERO,) * self.dim if t is None else rational_vector(t, what="t", length=self.dim)
+        A = matmul(self.A, M) if self.A else ()
+        b = tuple(bi - v for bi, v in zip(self.b, matvec(self.A, t)))
+        return Polytope(A, b, k)
+
+    def image(self, M: Any, t: Any = None) -> "Polytope":
+        """``{M x + t : x in P}`` for a ``k x dim`` matrix ``M``, in canonical form (uses the generators).
+
+        Examples
+        --------
+        >>> sorted(Polytope.box([0, 0], [1, 1]).image([[1, 1]]).vertices())
+        [(Fraction(0, 1),), (Fraction(2, 1),)]
+        """
+        M = rational_matrix(M, what="M", shape=(None, self.dim))
+        k = _check_dim(len(M), "image: rows of M")
+        t = (_ZERO,) * k if t is None else rational_vector(t, what="t", length=k)
+        vrep = self._vrep
+        if not vrep.points:
+            return Polytope.empty(k)
+        points = [tuple(v + s for v, s in zip(matvec(M, p), t)) for p in vrep.points]
+        rays = [matvec(M, r) for r in vrep.rays]
+        lines = [matvec(M, line) for line in vrep.lines]
+        return Polytope.from_vertices(points, rays=rays, lines=lines, dim=k)
+
+    def restrict(self, origin: Any, directions: Any) -> "Polytope":
+        """``{s : origin + sum_i s_i directions_i in P}`` (a slice in the coordinates ``s``).
+
+        Examples
+        --------
+        >>> sorted(Polytope.box([0, 0], [1, 1]).restrict([0, 0], [[1, 1]]).vertices())
+        [(Fraction(0, 1),), (Fraction(1, 1),)]
+        """
+        directions = rational_matrix(directions, what="directions", shape=(None, self.dim))
+        _check_dim(len(directions), "restrict: number of directions")
+        columns = tuple(tuple(d[j] for d in directions) for j in range(self.dim))
+        return self.preimage(columns, origin)
+
+
+def sqrt_upper_bound(q: Fraction, *, bits: int = 40) -> Fraction:
+    """A rational ``u`` with ``sqrt(q) <= u <= sqrt(q) * (1 + 2**-bits)``.
+
+    Examples
+    --------
+    >>> sqrt_upper_bound(Fraction(9, 4))
+    Fraction(3, 2)
+    >>> u = sqrt_upper_bound(Fraction(2)); u * u >= 2 and u < Fraction(14143, 10000)
+    True
+    """
+    q = Fraction(q)
+    if q < 0:
+        raise InvalidInputError(f"sqrt_upper_bound: expected a non-negative number, got {q}")
+    if q == 0:
+        return _ZERO
+    # 4**k * q >= 4**(bits + 1), so that rounding up the integer square root costs at most 2**-bits.
+    k = max(0, (2 * bits + 4 - q.numerator.bit_length() + q.denominator.bit_length()) // 2)
+    m = -((-q.numerator << (2 * k)) // q.denominator)
+    root = math.isqrt(m)
+    if root * root < m:
+        root += 1
+    return Fraction(root, 1 << k)
+
+
+# -------------------------------------------------------------------------------------------------------
+# Canonical forms
+
+
+def _equation_rows(equalities: Sequence[tuple[Vector, Fraction]], dim: int) -> tuple[Matrix, Vector]:
+    """The reduced row echelon form ``[E | e]`` of a consistent system of equations."""
+    if not equalities:
+        return (), ()
+    rows, pivots = rref([tuple(row) + (rhs,) for row, rhs in equalities], dim + 1)
+    if dim in pivots:
+        raise CertificateError("canonical form: inconsistent equations for a non-empty set")
+    return tuple(r[:dim] for r in rows), tuple(r[dim] for r in rows)
+
+
+def _reduce(row: Vector, rhs: Fraction, E: Matrix, e: Vector, dim: int) -> tuple[Fraction, ...]:
+    """``(a, beta)`` minus the equations that clear ``a`` in their pivot columns, scaled to primitive integers."""
+    a, beta = list(row), rhs
+    for eq, c in zip(E, e):
+        pivot = next(j for j, v in enumerate(eq) if v)
+        factor = a[pivot]
+        if factor:
+            a = [x - factor * y for x, y in zip(a, eq)]
+            beta -= factor * c
+    return tuple(Fraction(v) for v in primitive(a + [beta]))
+
+
+def _canonical(facets: Sequence[tuple[Vector, Fraction]], equalities: Sequence[tuple[Vector, Fraction]],
+               dim: int) -> tuple[Matrix, Vector]:
+    """The canonical ``(A, b)`` from irredundant facets and equations of the affine hull (see ``irredundant``)."""
+    rows, pivots = rref([tuple(r) + (c,) for r, c in equalities], dim + 1) if equalities else ((), ())
+    if dim in pivots:
+        return ((_ZERO,) * dim,), (-_ONE,)
+    E, e = tuple(r[:dim] for r in rows), tuple(r[dim] for r in rows)
+    A, b = [], []
+    for eq, c in zip(E, e):
+        scaled = tuple(Fraction(v) for v in primitive(list(eq) + [c]))
+        A += [scaled[:-1], tuple(-v for v in scaled[:-1])]
+        b += [scaled[-1], -scaled[-1]]
+    reduced = sorted({_reduce(a, beta, E, e, dim) for a, beta in facets})
+    for r in reduced:
+        if not any(r[:-1]):
+            if r[-1] < 0:
+                return ((_ZERO,) * dim,), (-_ONE,)
+            continue
+        A.append(r[:-1])
+        b.append(r[-1])
+    return tuple(A), tuple(b)

@@ -1,0 +1,27 @@
+"""Activation regions: domains, the region complex, the engines that compute it, and its export.
+
+:func:`enumerate_regions` takes a network and a domain (:mod:`~polyregions.regions.domains`) and
+returns a :class:`RegionComplex`, from the vectorised mesh engine (segments and 2-D slices) or from
+layerwise refinement (any dimension); both engines are private modules of this package.
+"""
+
+from typing import TYPE_CHECKING
+
+from polyregions._lazy import lazy_exports
+
+_EXPORTS = {
+    ".domains": ["Domain", "box", "polytope_domain", "space", "segment", "slice_domain", "plane_through",
+                 "domain_from_json", "domain_to_json", "load_domain", "save_domain"],
+    ".complex": ["Region", "RegionComplex"],
+    ".enumeration": ["enumerate_regions"],
+    ".export": ["complex_to_json", "write_complex_json", "write_graphml"],
+}
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
+
+if TYPE_CHECKING:
+    from polyregions.regions.domains import (box, Domain, domain_from_json, domain_to_json, load_domain,
+        plane_through, polytope_domain, save_domain, segment, slice_domain, space)
+    from polyregions.regions.complex import Region, RegionComplex
+    from polyregions.regions.enumeration import enumerate_regions
+    from polyregions.regions.export import complex_to_json, write_complex_json, write_graphml

@@ -1,0 +1,96 @@
+"""Output maps of many regions at once, in floating point with a proven error bound.
+
+On a region with a fixed pattern the network is affine. Writing it in homogeneous coordinates,
+``H_0 = [I 0; 0 1]`` and ``H_l = D_l W_l H_{l-1} + e_l`` (``W_l`` the layer's weight with its bias as an extra
+column, ``D_l`` the diagonal of the pieces' slopes, ``e_l`` their intercepts in the constant column), the map
+is ``H_L``. In IEEE double precision with unit roundoff ``u = 2^-53`` and no overflow or underflow, each
+inner product of length ``n`` carries an error of at most ``gamma_n |a|.|x|`` with
+``gamma_n = n u / (1 - n u)`` (Higham, *Accuracy and Stability of Numerical Algorithms*, eq. 3.5); rounding the
+exact rational weights, slopes and intercepts into doubles adds a relative error of at most ``u`` to each.
+By induction the computed ``Ĥ_l`` satisfies ``|Ĥ_l - H_l| <= E_l`` with
+
+    E_l = |D̂_l| |Ŵ_l| (E_{l-1} + gamma_{n+3} |Ĥ_{l-1}|) + u |ê_l|,
+
+where ``n`` is the layer's fan-in (the extra 3 covers the rounding of ``W``, of ``D`` and of the bias column).
+Results that fall below the normal range add an absolute error of at most ``2^-1074`` per operation, covered by
+adding ``(n + 3) 2^-1000`` to every entry of ``E_l``. The bound itself is evaluated in floating point; multiplying
+it by ``1 + 4 (n + 3) u`` per layer keeps it an upper bound. A parameter whose double is not within relative
+``u`` of it (beyond the double range, or non-zero below the normal range) makes every bound infinite, and an
+entry that overflowed proves nothing. A float answer is used only to prove two maps *different*; maps that may
+be equal are compared exactly.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from polyregions.networks.network import Network
+
+__all__ = ["float_output_maps", "maps_certainly_differ"]
+
+_U = 2.0 ** -53
+_SMALLEST_NORMAL = 2.0 ** -1022
+
+
+def _gamma(n: int) -> float:
+    return n * _U / (1 - n * _U)
+
+
+def float_output_maps(net: "Network", patterns: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Float output maps ``[M | c]`` of the given patterns and entrywise error bounds, both of shape
+    ``(regions, output_dim, input_dim + 1)``."""
+    k = net.input_dim
+    R = len(patterns)
+    patterns = np.asarray(patterns, dtype=np.int64).reshape(R, -1)
+    H = np.broadcast_to(np.eye(k + 1), (R, k + 1, k + 1)).copy()  # rows: layer values, columns: t and 1
+    E = np.zeros_like(H)
+    position = 0
+    for layer in net.layers:
+        n = len(layer.weight[0]) if layer.weight else 0
+        activation = layer.activation
+        W = _doubles([v for row, bj in zip(layer.weight, layer.bias) for v in (*row, bj)])
+        slopes = _doubles(activation.slopes)
+        intercepts = _doubles([activation.piece_map(p)[1] for p in range(len(activation.slopes))])
+        if W is None or slopes is None or intercepts is None:
+            shape = (R, net.output_dim, k + 1)
+            return np.zeros(shape), np.full(shape, np.inf)
+        W = W.reshape(len(layer.bias), n + 1)
+        width = W.shape[0]
+        if activation.is_linear:
+            pieces = np.zeros((R, width), dtype=np.int64)
+        else:
+            pieces = patterns[:, position:position + width]
+            position += width
+        D, e = slopes[pieces], intercepts[pieces]
+        # Rows of the homogeneous state: the layer's values, then the constant 1 (kept exactly).
+        values = D[:, :, None] * (W @ H)
+        values[:, :, k] += e
+        bound = np.abs(D)[:, :, None] * (np.abs(W) @ (E + _gamma(n + 3) * np.abs(H)))
+        bound[:, :, k] += _U * np.abs(e)
+        bound += (n + 3) * 2.0 ** -1000
+        bound *= 1 + 4 * (n + 3) * _U
+        H = np.concatenate([values, np.broadcast_to(np.eye(1, k + 1, k), (R, 1, k + 1))], axis=1)
+        E = np.concatenate([bound, np.zeros((R, 1, k + 1))], axis=1)
+    return H[:, :-1, :], E[:, :-1, :]
+
+
+def maps_certainly_differ(maps: np.ndarray, bounds: np.ndarray, i: int, j: int) -> bool:
+    """Whether the float maps of regions i and j prove the exact maps different."""
+    finite = np.isfinite(maps[i]) & np.isfinite(maps[j])  # an overflow leaves the error analysis
+    return bool(np.any(finite & (np.abs(maps[i] - maps[j]) > bounds[i] + bounds[j])))
+
+
+def _doubles(values: Sequence) -> np.ndarray | None:
+    """The doubles nearest to exact rationals, or None when one of them is not within relative ``u`` of its
+    rational: beyond the double range, or non-zero below the normal range."""
+    try:
+        doubles = np.array([float(v) for v in values], dtype=float)
+    except OverflowError:
+        return None
+    nonzero = np.array([v != 0 for v in values], dtype=bool)
+    if not np.isfinite(doubles).all() or np.any(nonzero & (np.abs(doubles) < _SMALLEST_NORMAL)):
+        return None
+    return doubles

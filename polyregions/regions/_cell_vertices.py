@@ -1,0 +1,194 @@
+"""The vertices and edges of a bounded cell, and exact cuts of it by hyperplanes.
+
+A bounded full-dimensional cell ``{x : a . x <= c for every row}`` (primitive integer rows, as in
+:mod:`polyregions.regions._cell_programs`) is carried with its vertices (homogeneous primitive integers ``(X, w)``,
+``w > 0``), the rows tight at each vertex, and its edges. A hyperplane meets the cell's interior exactly when
+vertices lie strictly on both of its sides, so layerwise refinement needs no linear program: the signs decide,
+through the float filter of :mod:`polyregions.polyhedra.vertex_enumeration` (a proven error bound, exact integers where
+it proves nothing). A cut is one step of the double description method done for both sides at once: new
+vertices where edges cross, new edges inside the hyperplane found by the exact combinatorial test. A row stays a
+facet of a side exactly when one of its vertices lies strictly on that side, so redundancy needs no program
+either.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from polyregions.regions._cell_programs import Point, Row, float_point, homogeneous, value
+from polyregions.polyhedra.vertex_enumeration import dot_error_bound, enumerate_vertices, scaled_floats
+
+__all__ = ["CellVertices", "cell_vertices", "vertex_signs", "cut", "facet_points"]
+
+
+@dataclass(frozen=True, eq=False)
+class CellVertices:
+    """The vertices of a bounded cell with ``m`` rows in ``R^k``.
+
+    Attributes
+    ----------
+    points : tuple of Point
+        The vertices, homogeneous primitive integers ``(X_1, ..., X_k, w)`` with ``w > 0``.
+    floats : numpy.ndarray
+        ``scaled_floats(points)``: the float filter's copies.
+    tight : numpy.ndarray
+        Boolean, ``len(points) x m``: ``tight[v, i]`` when row ``i`` holds with equality at vertex ``v``.
+    edges : numpy.ndarray
+        Integer, ``(number of edges) x 2``: pairs of vertex indices.
+    """
+
+    points: tuple[Point, ...]
+    floats: np.ndarray
+    tight: np.ndarray
+    edges: np.ndarray
+
+
+def cell_vertices(rows: Sequence[Row], k: int, *, limit: int) -> CellVertices | None:
+    """The vertices of the cell of irredundant ``rows`` in ``R^k``, or None when it is unbounded or has more
+    than ``limit`` vertices.
+
+    >>> square = [(1, 0, 1), (-1, 0, 1), (0, 1, 1), (0, -1, 1)]
+    >>> cell = cell_vertices(square, 2, limit=100)
+    >>> len(cell.points), len(cell.edges)
+    (4, 4)
+    """
+    found = enumerate_vertices([row[:-1] for row in rows], [row[-1] for row in rows], dim=k)
+    if found.rays or found.lines or not found.points or len(found.points) > limit:
+        return None
+    points = tuple(homogeneous(p) for p in found.points)
+    tight = np.zeros((len(points), len(rows)), dtype=bool)
+    for v, on in enumerate(found.point_rows):
+        tight[v, sorted(on)] = True
+    return CellVertices(points, scaled_floats(points), tight, _edges_among(np.arange(len(points)), tight, k))
+
+
+def vertex_signs(cell: CellVertices, row: Row) -> np.ndarray:
+    """The exact sign of ``a . x - c`` at every vertex (int8: -1, 0 or 1)."""
+    return _signs(cell.points, cell.floats, [row])[:, 0]
+
+
+def _signs(points: Sequence[Point], floats: np.ndarray, rows: Sequence[Row]) -> np.ndarray:
+    """The exact signs of ``value(row, point)`` (points x rows, int8), from ``floats = scaled_floats(points)``
+    where the float filter proves them, exactly elsewhere."""
+    k = len(rows[0]) - 1
+    values = floats @ scaled_floats([row[:-1] + (-row[-1],) for row in rows]).T  # the dot product is value()
+    signs = np.sign(values).astype(np.int8)
+    for v, r in zip(*np.nonzero(np.abs(values) <= dot_error_bound(k + 1))):
+        exact = value(rows[r], points[v])
+        signs[v, r] = (exact > 0) - (exact < 0)
+    return signs
+
+
+def cut(cell: CellVertices, row: Row, signs: np.ndarray, k: int
+        ) -> tuple[tuple[CellVertices, np.ndarray], tuple[CellVertices, np.ndarray]]:
+    """The parts of the cell below (``a . x <= c``) and above the hyperplane of ``row``, whose vertices lie
+    strictly on both sides (``signs`` from :func:`vertex_signs`).
+
+    Each part comes with a boolean mask of the cell's rows that are still facets of it; its rows are those,
+    in order, followed by the cutting row (``row`` below, its negation above).
+    """
+    ends = cell.edges[signs[cell.edges[:, 0]] * signs[cell.edges[:, 1]] < 0]
+    ends = np.where((signs[ends[:, 0]] < 0)[:, None], ends, ends[:, ::-1])  # (below, above) per crossing edge
+    points = cell.points
+    values = {v: value(row, points[v]) for v in np.unique(ends).tolist()}
+    new_points = []
+    for u, v in ends.tolist():
+        below, above = values[u], values[v]
+        # above > 0 > below: the positive combination above * u - below * v lies on the hyperplane.
+        combined = [above * p - below * q for p, q in zip(points[u], points[v])]
+        divisor = math.gcd(*combined)
+        new_points.append(tuple(x // divisor for x in combined))
+    new_tight = cell.tight[ends[:, 0]] & cell.tight[ends[:, 1]]
+    # A cut through vertices alone (no edge crossed strictly) adds no vertex.
+    new_floats = scaled_floats(new_points) if new_points else np.empty((0, k + 1))
+    on_plane = signs == 0
+    parts = []
+    for side, column in ((-1, 0), (1, 1)):
+        facets = cell.tight[signs == side].any(axis=0)
+        part = _part(cell, signs * side >= 0, on_plane, facets, new_points, new_floats, new_tight[:, facets],
+                     ends[:, column], k)
+        parts.append((part, facets))
+    return parts[0], parts[1]
+
+
+def _part(cell: CellVertices, kept: np.ndarray, on_plane: np.ndarray, facets: np.ndarray, new_points: list[Point],
+          new_floats: np.ndarray, new_tight: np.ndarray, new_ends: np.ndarray, k: int) -> CellVertices:
+    """One side of a cut: the cell's vertices ``kept`` and the new ones, with the rows ``facets`` and the
+    cutting row last."""
+    old = np.flatnonzero(kept)
+    count, added = len(old), len(new_points)
+    position = np.full(len(cell.points), -1)
+    position[old] = np.arange(count)
+    tight = np.vstack([np.hstack([cell.tight[old][:, facets], on_plane[old, None]]),
+                       np.hstack([new_tight, np.ones((added, 1), dtype=bool)])])
+    # Old edges stay edges; those inside the hyperplane are found again below with the new ones there.
+    first, second = cell.edges[:, 0], cell.edges[:, 1]
+    staying = cell.edges[kept[first] & kept[second] & ~(on_plane[first] & on_plane[second])]
+    to_new = np.column_stack([count + np.arange(added), position[new_ends]])
+    inside = np.concatenate([np.flatnonzero(on_plane[old]), count + np.arange(added)])
+    edges = np.vstack([position[staying], to_new, _edges_among(inside, tight, k)]).astype(np.int64)
+    points = tuple(cell.points[i] for i in old.tolist()) + tuple(new_points)
+    return CellVertices(points, np.vstack([cell.floats[old], new_floats]), tight, edges)
+
+
+def _edges_among(ids: np.ndarray, tight: np.ndarray, k: int) -> np.ndarray:
+    """The edges of the cell among the vertices ``ids``: the smallest face holding both ends has no other
+    vertex (exact, on exact tight sets); a vertex tight at exactly ``k`` rows proves it by the count alone."""
+    if len(ids) < 2:
+        return np.empty((0, 2), dtype=np.int64)
+    members = tight[ids].astype(np.int32)
+    common = members @ members.T
+    i, j = np.nonzero(np.triu(common >= k - 1, 1))
+    counts = members.sum(axis=1)
+    proven = (counts[i] == k) | (counts[j] == k)
+    for t in np.flatnonzero(~proven).tolist():
+        shared = tight[ids[i[t]]] & tight[ids[j[t]]]
+        proven[t] = np.count_nonzero(tight[:, shared].all(axis=1)) == 2
+    return np.column_stack([ids[i[proven]], ids[j[proven]]]).astype(np.int64)
+
+
+def facet_points(cell: CellVertices, rows: Sequence[Row], wanted: Sequence[int]) -> list[Point]:
+    """Points of the relative interiors of the facets of ``rows[i]`` for ``i`` in ``wanted``.
+
+    Each is the centroid of the facet's vertices rounded to doubles and moved along one axis onto the facet's
+    hyperplane when that point is strictly inside every other row (short numbers, checked exactly), otherwise
+    the exact centroid.
+    """
+    k = len(rows[0]) - 1
+    with np.errstate(all="ignore"):
+        coordinates = cell.floats[:, :k] / cell.floats[:, k:]  # the scaling by powers of two cancels
+        means = (cell.tight[:, wanted].T @ coordinates) / cell.tight[:, wanted].sum(axis=0)[:, None]
+    near = [_on_plane(mean, rows[i]) if np.isfinite(mean).all() else None for i, mean in zip(wanted, means)]
+    # On its own row by construction; kept when strictly inside every other row, else the centroid is taken.
+    good = [t for t, point in enumerate(near) if point is not None]
+    ok = np.zeros(len(near), dtype=bool)
+    if good:
+        candidates = [near[t] for t in good]
+        own = np.arange(len(rows)) == np.array(wanted)[good][:, None]
+        ok[good] = ((_signs(candidates, scaled_floats(candidates), rows) < 0) | own).all(axis=1)
+    return [point if fine else _centroid([cell.points[v] for v in np.flatnonzero(cell.tight[:, i]).tolist()])
+            for i, point, fine in zip(wanted, near, ok.tolist())]
+
+
+def _on_plane(mean: np.ndarray, row: Row) -> Point:
+    """The point of doubles ``mean`` with its coordinate along the row's largest coefficient solved exactly so
+    that the row holds with equality."""
+    x = float_point(mean.tolist())
+    a, scale, k = row[:-1], x[-1], len(row) - 1
+    j = max(range(k), key=lambda t: abs(a[t]))
+    point = [a[j] * v for v in x[:-1]] + [a[j] * scale]
+    point[j] = row[-1] * scale - sum(a[t] * x[t] for t in range(k) if t != j)  # a . X = c w
+    divisor = math.gcd(*point) if a[j] > 0 else -math.gcd(*point)
+    return tuple(v // divisor for v in point)
+
+
+def _centroid(points: list[Point]) -> Point:
+    scale = math.lcm(*(p[-1] for p in points))
+    centroid = [sum(p[j] * (scale // p[-1]) for p in points) for j in range(len(points[0]) - 1)]
+    centroid.append(scale * len(points))
+    divisor = math.gcd(*centroid)
+    return tuple(x // divisor for x in centroid)

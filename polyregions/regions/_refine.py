@@ -1,0 +1,454 @@
+"""Layerwise refinement: exact activation regions in any dimension.
+
+Each region of layer l-1 carries the affine map ``t -> M t + c`` of the layer's input on it; the next layer's
+neurons pulled back through that map are hyperplanes, and every hyperplane that meets the region's interior
+splits it. Whether it meets the interior is decided exactly, never by a tolerance. In a bounded domain of
+dimension up to ``VERTEX_DIMENSION`` every cell carries its vertices and edges (:mod:`polyregions.regions._cell_vertices`):
+the signs of the vertices decide, and a cut updates them, with no linear program. Otherwise an exact witness on
+the far side or a certified linear program decides (:mod:`polyregions.regions._cell_programs`).
+
+Cells remember, for their rows, points of the row's hyperplane where every other row holds strictly (*facet
+points*). A split hands each facet point to the side that holds it strictly and gives the new row the point
+where the segment between the two sides' interior points crosses it. Facet points are free witnesses that a
+later hyperplane crosses the cell, and they prove facets for the adjacency graph without a program.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, replace
+from functools import partial
+from fractions import Fraction
+from typing import TYPE_CHECKING, Optional
+
+import numpy as np
+from flint import fmpq, fmpq_mat
+
+from polyregions.regions import _cell_programs as cp
+from polyregions.regions import _cell_vertices as cv
+from polyregions.regions._cell_programs import Point, Row
+from polyregions.regions._cell_vertices import CellVertices
+from polyregions.errors import CertificateError, InvalidInputError
+from polyregions.exact.lp import strict_point
+from polyregions._progress import progress_bar
+from polyregions.regions.complex import Region, RegionComplex, sorted_complex
+
+if TYPE_CHECKING:
+    from polyregions.regions.domains import Domain
+    from polyregions.networks.network import Network
+
+__all__ = ["refine"]
+
+_ZERO = Fraction(0)
+_HALF = Fraction(1, 2)
+# Bounded domains up to this dimension are cut through their cells' vertices. A box has 2^k of them; measured,
+# from dimension 7 on the first layers' cells have so many that certified programs are as fast or faster.
+VERTEX_DIMENSION = 6
+VERTEX_LIMIT = 4096  # a polytope domain with more vertices goes to the programs
+
+
+@dataclass(frozen=True)
+class _Cell:
+    rows: tuple[Row, ...]
+    floats: Optional[np.ndarray]  # cp.float_rows(rows); None beyond the double range or when cut by vertices
+    point: Point                  # strictly inside
+    pattern: tuple[int, ...]
+    M: fmpq_mat                   # the current layer's input is M t + c on the cell
+    c: fmpq_mat                   # (a column)
+    facet_points: tuple[Optional[Point], ...]  # per row: a point of its hyperplane, every other row strict
+    domain_rows: int              # the first rows are the domain's; every later row is a facet with its point
+    vertices: Optional[CellVertices] = None  # a bounded cell's vertices, cut instead of solving programs
+
+    def cut(self, row: Row, point: Point, facet_points) -> "_Cell":
+        """The part of the cell where ``row`` holds, with an interior point and the facet points it keeps."""
+        new = cp.float_rows([row], len(row) - 1)
+        floats = None if self.floats is None or new is None else np.vstack([self.floats, new])
+        return _Cell(self.rows + (row,), floats, point, self.pattern, self.M, self.c, facet_points,
+                     self.domain_rows)
+
+    def with_pattern(self, pattern: tuple[int, ...], M: fmpq_mat, c: fmpq_mat) -> "_Cell":
+        return replace(self, pattern=pattern, M=M, c=c)
+
+    def __reduce__(self):
+        # FLINT matrices do not pickle: they travel to worker processes as integer pairs.
+        return _rebuilt_cell, (self.rows, self.floats, self.point, self.pattern, _plain(self.M), _plain(self.c),
+                               self.facet_points, self.domain_rows, self.vertices)
+
+
+def _plain(matrix: fmpq_mat) -> tuple[int, int, list[tuple[int, int]]]:
+    return matrix.nrows(), matrix.ncols(), [(int(v.p), int(v.q)) for v in matrix.entries()]
+
+
+def _rebuilt_cell(rows, floats, point, pattern, M, c, facet_points, domain_rows, vertices) -> _Cell:
+    def matrix(n, k, entries):
+        return fmpq_mat(n, k, [fmpq(p, q) for p, q in entries])
+    return _Cell(rows, floats, point, pattern, matrix(*M), matrix(*c), facet_points, domain_rows, vertices)
+
+
+def refine(network: "Network", domain: "Domain", *, backend: str = "highs", progress: bool = False,
+           workers: int = 1) -> RegionComplex:
+    """Enumerate the activation regions of ``network`` in ``domain`` exactly, in any dimension.
+
+    With ``workers > 1``, the regions of the first layer are refined through the later layers in that many
+    processes (they refine independently); the complex is the same. Bounded domains of dimension up to
+    ``VERTEX_DIMENSION`` are cut through the cells' vertices, others through certified linear programs
+    (``backend`` names the solver); both decide every question exactly and give the same complex.
+
+    Examples
+    --------
+    >>> from polyregions.networks.network import Network
+    >>> from polyregions.networks.activations import relu
+    >>> from polyregions.regions import domains as dom
+    >>> net = Network.from_layers(1, [([[1], [1]], [0, -1], relu())])
+    >>> len(refine(net, dom.box([-2], [2])))
+    3
+    """
+    if domain.input_dim != network.input_dim:
+        raise InvalidInputError(f"refine: expected a domain in R^{network.input_dim}, got one in R^{domain.input_dim}")
+    net = network.restrict(domain.origin, domain.directions)
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InvalidInputError(f"workers: expected a positive integer, got {workers!r}")
+    k = domain.dim
+    rows = tuple(cp.primitive_row(a, bi) for a, bi in zip(domain.region.A, domain.region.b))
+    identity = fmpq_mat([[fmpq(int(i == j)) for j in range(k)] for i in range(k)]) if k else fmpq_mat(0, 0)
+    whole = _Cell(rows, cp.float_rows(rows, k), cp.homogeneous(domain.region.interior_point()), (), identity,
+                  fmpq_mat(k, 1), (None,) * len(rows), 0)
+    start = _irredundant(whole, backend)
+    vertices = cv.cell_vertices(start.rows, k, limit=VERTEX_LIMIT) if 0 < k <= VERTEX_DIMENSION else None
+    cells = [replace(start, domain_rows=len(start.rows), vertices=vertices)]
+    layers = net.layers
+    with progress_bar(total=len(layers), desc="layers", enabled=progress, fractional=True) as bar:
+        if workers > 1 and len(layers) > 1:
+            cells = _refined(cells, layers[:1], backend, bar)
+            cells = _refined_in_processes(cells, layers[1:], backend, workers, bar)
+        else:
+            cells = _finished(cells, layers, backend, bar)
+    regions = [Region.deferred(cell.pattern, net, partial(_geometry, cell.rows, cell.point)) for cell in cells]
+    adjacency = _adjacency(cells, regions, net, backend)
+    return sorted_complex(network, domain, regions, adjacency, exact=True, engine="lp")
+
+
+def _geometry(rows: tuple[Row, ...], point: Point):
+    """A region's ``A``, ``b`` and interior point as fractions (built when first asked for)."""
+    return (tuple(tuple(Fraction(v) for v in row[:-1]) for row in rows), tuple(Fraction(row[-1]) for row in rows),
+            cp.to_fractions(point))
+
+
+def _refined(cells: list[_Cell], layers, backend: str, bar=None, finish=lambda cell: cell) -> list[_Cell]:
+    """The cells refined by the layers, one after the other (``finish`` applied to the last layer's cells as
+    they are made); ``bar`` advances by one per layer, in steps of one cell."""
+    for position, layer in enumerate(layers):
+        exact_layer = _ExactLayer(layer)
+        last = position == len(layers) - 1
+        refined = []
+        for cell in cells:
+            refined.extend(finish(child) if last else child for child in _refine_cell(cell, exact_layer, backend))
+            if bar is not None:
+                bar.update(1 / len(cells))
+        cells = refined
+    return cells
+
+
+def _finished(cells: list[_Cell], layers, backend: str, bar=None) -> list[_Cell]:
+    """``_refined``, each final cell given the facet points it still lacks as soon as it is made (where the
+    cells are, and before the vertices of the next ones are built)."""
+    return _refined(cells, layers, backend, bar, finish=_with_facet_points)
+
+
+def _refined_in_processes(cells: list[_Cell], layers, backend: str, workers: int, bar) -> list[_Cell]:
+    """``_finished`` on interleaved shares of the cells in worker processes; an interrupt cancels the rest."""
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    shares = [cells[i::4 * workers] for i in range(min(len(cells), 4 * workers))]
+    done: list[_Cell] = []
+    pool = ProcessPoolExecutor(max_workers=workers)
+    try:
+        futures = [pool.submit(_finished, share, layers, backend) for share in shares]
+        for future in as_completed(futures):
+            done.extend(future.result())
+            bar.update(len(layers) / len(shares))
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
+    return done
+
+
+class _ExactLayer:
+    """A layer's parameters and pieces as FLINT rationals, for the per-cell affine maps."""
+
+    def __init__(self, layer):
+        self.activation = activation = layer.activation
+        self.W = fmpq_mat([[fmpq(v.numerator, v.denominator) for v in row] for row in layer.weight])
+        self.bias = fmpq_mat([[fmpq(v.numerator, v.denominator)] for v in layer.bias])
+        self.breakpoints = [fmpq(v.numerator, v.denominator) for v in activation.breakpoints]
+        self.maps = [tuple(fmpq(v.numerator, v.denominator) for v in activation.piece_map(k))
+                     for k in range(len(activation.breakpoints) + 1)]
+
+
+def _refine_cell(cell: _Cell, layer: _ExactLayer, backend: str) -> list[_Cell]:
+    G = layer.W * cell.M   # the layer's pre-activations on the cell: G t + g
+    g = layer.W * cell.c + layer.bias
+    n, k = G.nrows(), G.ncols()
+    pieces = [cell]
+    if not layer.activation.is_linear:
+        for j in range(n):
+            a = [G[j, i] for i in range(k)]
+            if any(a):
+                for xi in layer.breakpoints:
+                    row = cp.primitive_row(a, xi - g[j, 0])
+                    pieces = [part for piece in pieces for part in _split(piece, row, backend)]
+    children = []
+    for piece in pieces:
+        point = fmpq_mat([[fmpq(v, piece.point[-1])] for v in piece.point[:-1]])
+        values = (G * point + g).entries()
+        chosen = [bisect.bisect_left(layer.breakpoints, v) for v in values]
+        slopes = [layer.maps[c][0] for c in chosen]
+        M = fmpq_mat([[slopes[j] * G[j, i] for i in range(k)] for j in range(n)])
+        c = fmpq_mat([[slopes[j] * g[j, 0] + layer.maps[chosen[j]][1]] for j in range(n)])
+        pattern = piece.pattern if layer.activation.is_linear else piece.pattern + tuple(chosen)
+        children.append(piece.with_pattern(pattern, M, c))
+    return children
+
+
+def _split(cell: _Cell, row: Row, backend: str) -> list[_Cell]:
+    """The non-empty open parts of ``cell`` below and above the hyperplane of ``row``."""
+    if cell.vertices is not None:
+        return _split_by_vertices(cell, row)
+    side = cp.value(row, cell.point)
+    if side == 0:
+        # The hyperplane passes through an interior point, so both open sides are non-empty.
+        below = cp.point_beyond(cell.rows, cell.floats, cell.point, cp.negated(row), backend=backend)
+        above = cp.point_beyond(cell.rows, cell.floats, cell.point, row, backend=backend)
+        if below is None or above is None:
+            raise CertificateError("a hyperplane through an interior point left one side empty")
+        crossing = cell.point
+    else:
+        far = row if side < 0 else cp.negated(row)
+        other = _far_point(cell, far, backend)
+        if other is None:
+            return [cell]
+        below, above = (cell.point, other) if side < 0 else (other, cell.point)
+        # Between two interior points of the cell, on the hyperplane: inside the cell, on the new facet.
+        crossing = cp.toward(below, above, row, _ZERO)
+    sides = [cp.value(row, q) if q is not None else 0 for q in cell.facet_points]
+
+    def part(bounding: Row, point: Point, sign: int) -> _Cell:
+        # Facet points strictly on this side stay facet points; the others may have gone with the other side.
+        kept = tuple(q if s * sign > 0 else None for q, s in zip(cell.facet_points, sides))
+        return _irredundant(cell.cut(bounding, point, kept + (crossing,)), backend)
+    return [part(row, below, -1), part(cp.negated(row), above, 1)]
+
+
+def _split_by_vertices(cell: _Cell, row: Row) -> list[_Cell]:
+    """``_split`` read off the signs of the cell's vertices: both parts are non-empty exactly when vertices lie
+    strictly on both sides. Facet points follow the parts as in ``_split``; those lost are found again at the
+    end (``_with_facet_points``)."""
+    signs = cv.vertex_signs(cell.vertices, row)
+    if not (signs < 0).any() or not (signs > 0).any():
+        return [cell]
+    side = cp.value(row, cell.point)
+    inside = {}
+    for sign, bounding in ((-1, row), (1, cp.negated(row))):
+        inside[sign] = cell.point
+        if side * sign <= 0:
+            # Halfway (in the row's value) toward a vertex strictly on this side: strictly inside the part.
+            target = cell.vertices.points[int(np.flatnonzero(signs == sign)[0])]
+            inside[sign] = cp.shortened(cell.rows, cp.negated(bounding), cp.toward(cell.point, target, row, _HALF))
+    crossing = cp.toward(inside[-1], inside[1], row, _ZERO)
+    sides = [cp.value(row, q) if q is not None else 0 for q in cell.facet_points]
+    parts = []
+    for sign, bounding, (vertices, facets) in zip((-1, 1), (row, cp.negated(row)),
+                                                   cv.cut(cell.vertices, row, signs, len(row) - 1)):
+        keep = facets.tolist()
+        rows = tuple(r for r, facet in zip(cell.rows, keep) if facet) + (bounding,)
+        domain_rows = sum(keep[:cell.domain_rows])
+        points = [q if s * sign > 0 else None for q, s, facet in zip(cell.facet_points, sides, keep) if facet]
+        points.append(crossing)
+        parts.append(_Cell(rows, None, inside[sign], cell.pattern, cell.M, cell.c, tuple(points), domain_rows,
+                           vertices))
+    return parts
+
+
+def _with_facet_points(cell: _Cell) -> _Cell:
+    """A final cell with a point on every facet after the domain's, near the centroid of its vertices where the
+    cuts left none, and without its vertices, which nothing after the cuts needs."""
+    if cell.vertices is None:
+        return cell  # cut by programs, which keep a point on every facet
+    missing = [i for i in range(cell.domain_rows, len(cell.rows)) if cell.facet_points[i] is None]
+    points = list(cell.facet_points)
+    if missing:
+        for i, point in zip(missing, cv.facet_points(cell.vertices, cell.rows, missing)):
+            points[i] = point
+    return replace(cell, facet_points=tuple(points), vertices=None)
+
+
+def _far_point(cell: _Cell, far: Row, backend: str) -> Optional[Point]:
+    """A point strictly inside the cell violating ``far`` (which its interior point satisfies strictly), or None
+    when the cell lies on one side (certified).
+
+    A known facet point beyond the hyperplane, or the point where the ray from the interior point straight
+    toward the hyperplane leaves the cell, gives one without a program: the segment from the interior point
+    toward it stays strictly inside the cell short of its end.
+    """
+    for q in cell.facet_points:
+        if q is not None and cp.value(far, q) > 0:
+            return cp.shortened(cell.rows, far, cp.toward(cell.point, q, far, _HALF))
+    hit = cp.exit_point(cell.rows, cell.point, far[:-1])  # straight toward the hyperplane
+    if hit is not None and cp.value(far, hit[1]) > 0:
+        return cp.shortened(cell.rows, far, cp.toward(cell.point, hit[1], far, _HALF))
+    return cp.point_beyond(cell.rows, cell.floats, cell.point, far, backend=backend)
+
+
+def _irredundant(cell: _Cell, backend: str) -> _Cell:
+    """The cell without the rows after the domain's that are not facets, and with a point in every facet.
+
+    A ray from the interior point that leaves the cell through one row alone finds a point of that facet; rays
+    along the unknown rows' normals are tried first. Otherwise row i is a facet when the cell without it
+    reaches beyond it (a certified program), and the segment from the interior point to such a point crosses
+    the facet's relative interior; when it does not, the row is implied by the others and dropped.
+    """
+    points = list(cell.facet_points)
+    unknown = [i for i in range(cell.domain_rows, len(points)) if points[i] is None]
+    if not unknown:
+        return cell
+    for i in unknown:
+        if points[i] is None:
+            hit = cp.exit_point(cell.rows, cell.point, cell.rows[i][:-1])
+            if hit is not None and len(hit[0]) == 1 and points[hit[0][0]] is None:
+                points[hit[0][0]] = hit[1]
+    keep = list(range(len(points)))
+    for i in unknown:
+        if points[i] is not None:
+            continue
+        others = [j for j in keep if j != i]
+        floats = None if cell.floats is None else cell.floats[others]
+        beyond = cp.point_beyond([cell.rows[j] for j in others], floats, cell.point, cell.rows[i], backend=backend)
+        if beyond is None:
+            keep = others
+        else:
+            points[i] = cp.toward(cell.point, beyond, cell.rows[i], _ZERO)
+    return replace(cell, rows=tuple(cell.rows[j] for j in keep),
+                   floats=None if cell.floats is None else cell.floats[keep],
+                   facet_points=tuple(points[j] for j in keep))
+
+
+def _plane(row: Row) -> tuple[Row, int]:
+    """The hyperplane of a primitive row, signed so that its first non-zero coefficient is positive, and the
+    side (+1 or -1) the row's half-space is on."""
+    sign = 1 if next(v for v in row if v) > 0 else -1
+    return (row if sign > 0 else cp.negated(row)), sign
+
+
+def _adjacency(cells: list[_Cell], regions: list[Region], net: "Network", backend: str
+               ) -> set[tuple[tuple, tuple]]:
+    """Pairs of patterns of regions whose closures share a facet (the domain's own rows are never shared).
+
+    For each facet of each cell a point q in its relative interior is known exactly. The cell across is guessed
+    by a float forward pass just beyond q, then *proved* in integers: a cell on the other side of the same
+    hyperplane whose other rows all hold strictly at q shares a (k-1)-dimensional neighbourhood of q with the
+    facet. Only when the guess cannot be proved do exact lexicographic evaluation and certified programs decide.
+    """
+    by_pattern = {cell.pattern: (cell, region) for cell, region in zip(cells, regions)}
+    planes = {cell.pattern: [_plane(row) for row in cell.rows] for cell in cells}
+    by_plane: dict[Row, list[tuple[_Cell, Region, int]]] = {}
+    found = []
+    for cell, region in zip(cells, regions):
+        for i in range(cell.domain_rows, len(cell.rows)):
+            plane, side = planes[cell.pattern][i]
+            by_plane.setdefault(plane, []).append((cell, region, side))
+            found.append((cell, region, i, plane, side))
+    floats = _FloatPatterns(net)
+    guesses = floats.patterns_beyond([cell.facet_points[i] for cell, _, i, _, _ in found],
+                                     [cell.rows[i] for cell, _, i, _, _ in found])
+    edges = set()
+    for (cell, region, i, plane, side), float_guess in zip(found, guesses):
+        q = cell.facet_points[i]
+        proved = False
+        # Float guesses first (the second a shorter step beyond q, for q near another neuron's boundary), then
+        # the exact lexicographic one; each must still be proved.
+        for guess in (lambda: float_guess, lambda: floats.patterns_beyond([q], [cell.rows[i]], step=1e-12)[0],
+                      lambda: net.pattern_toward(cp.to_fractions(q), region.A[i])):
+            other = by_pattern.get(guess(), (None,))[0]
+            if other is None or other is cell:
+                continue
+            pair = tuple(sorted((cell.pattern, other.pattern)))
+            # Two convex cells share at most one facet: a pair proved from the other side needs nothing more.
+            if pair in edges or _touches(other, planes[other.pattern], q, plane, side):
+                edges.add(pair)
+                proved = True
+                break
+        if proved:
+            continue
+        for other, other_region, other_side in by_plane.get(plane, ()):
+            if other_side != side and other is not cell and _share_facet(region, other_region, i, backend):
+                edges.add(tuple(sorted((cell.pattern, other.pattern))))
+    return edges
+
+
+def _touches(cell: _Cell, planes, q: Point, plane: Row, side: int) -> bool:
+    """Whether ``cell`` lies on the other side of ``plane`` with every other row strict at ``q`` (a point of
+    that hyperplane), exactly."""
+    found = False
+    for (row_plane, row_side), row in zip(planes, cell.rows):
+        if row_plane == plane:
+            if row_side == side:
+                return False
+            found = True
+        elif cp.value(row, q) >= 0:
+            return False
+    return found
+
+
+class _FloatPatterns:
+    """Float forward passes used only to *guess* patterns; every guess is proved exactly before use."""
+
+    def __init__(self, net: "Network"):
+        self.layers: list | None = []
+        try:
+            for layer in net.layers:
+                activation = layer.activation
+                pieces = [activation.piece_map(k) for k in range(len(activation.breakpoints) + 1)]
+                self.layers.append((np.array([[float(v) for v in row] for row in layer.weight]),
+                                    np.array([float(v) for v in layer.bias]),
+                                    np.array([float(v) for v in activation.breakpoints]),
+                                    np.array([float(slope) for slope, _ in pieces]),
+                                    np.array([float(intercept) for _, intercept in pieces]),
+                                    activation.is_linear))
+        except OverflowError:
+            self.layers = None  # parameters beyond the double range: no guesses, the exact pass decides
+
+    def patterns_beyond(self, points: list[Point], rows: list[Row], *, step: float = 1e-9,
+                        chunk: int = 65536) -> list:
+        """The pattern a step (relative to the point's size) beyond each point (homogeneous) of its row's
+        hyperplane, outside the row's half-space (None for all when the numbers leave the double range)."""
+        if self.layers is None:
+            return [None] * len(points)
+        patterns: list = []
+        for start in range(0, len(points), chunk):
+            try:
+                x = np.array([[v / p[-1] for v in p[:-1]] for p in points[start:start + chunk]])
+                d = np.array([r[:-1] for r in rows[start:start + chunk]], dtype=float)
+            except OverflowError:
+                return [None] * len(points)
+            length = step * np.maximum(1.0, np.abs(x).max(axis=1)) / np.maximum(np.abs(d).max(axis=1), 1e-300)
+            x = x + d * length[:, None]
+            columns = []
+            for W, bias, breakpoints, slopes, intercepts, is_linear in self.layers:
+                z = x @ W.T + bias
+                pieces = np.searchsorted(breakpoints, z, side="left")
+                x = slopes[pieces] * z + intercepts[pieces]
+                if not is_linear:
+                    columns.append(pieces)
+            patterns.extend(map(tuple, np.hstack(columns).tolist()) if columns else [()] * len(x))
+        return patterns
+
+
+def _share_facet(region: Region, other: Region, row: int, backend: str) -> bool:
+    """Whether the closures meet in a (k-1)-dimensional set inside the hyperplane of ``region.A[row]``."""
+    a, bi = region.A[row], region.b[row]
+    plane = _plane(cp.primitive_row(a, bi))[0]
+    keep = [j for j in range(len(other.A)) if _plane(cp.primitive_row(other.A[j], other.b[j]))[0] != plane]
+    A = region.A[:row] + region.A[row + 1:] + tuple(other.A[j] for j in keep)
+    b = region.b[:row] + region.b[row + 1:] + tuple(other.b[j] for j in keep)
+    return strict_point(A, b, E=(a,), e=(bi,), dim=region.dim, backend=backend) is not None

@@ -1,0 +1,405 @@
+"""Domains: the part of input space where regions are counted.
+
+Every domain is an affine image ``x = origin + sum_i t_i directions[i]`` of a full-dimensional polytope ``P`` in
+``R^k`` (``k`` the domain's dimension). Engines work in the *domain coordinates* ``t``, on
+``network.restrict(domain.origin, domain.directions)``. For a box, a polytope or the whole space the directions
+are the identity and ``t`` is ``x``; a segment has one coordinate ``t`` in ``[0, 1]``; a slice has one coordinate
+per direction.
+
+Empty and lower-dimensional domains are rejected with :class:`~polyregions.errors.InvalidInputError`, decided
+exactly (for a polytope, by an exact strict interior point or an exact certificate that none exists).
+
+Examples
+--------
+>>> d = box([0, 0], [1, 2])
+>>> d.dim, d.volume()
+(2, Fraction(2, 1))
+>>> segment([0, 0], [2, 2]).to_input([Fraction(1, 2)])
+(Fraction(1, 1), Fraction(1, 1))
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from polyregions.errors import InvalidInputError
+from polyregions.exact.linalg import Matrix, Vector, dot, rank, solve
+from polyregions.exact.rationals import format_rational, rational, rational_matrix, rational_vector
+
+if TYPE_CHECKING:
+    from polyregions.polyhedra.polytope import Polytope
+
+__all__ = [
+    "Domain",
+    "DOMAIN_TYPES",
+    "box",
+    "polytope_domain",
+    "space",
+    "segment",
+    "slice_domain",
+    "plane_through",
+    "domain_from_json",
+    "domain_to_json",
+    "load_domain",
+    "save_domain",
+]
+
+#: The values of :attr:`Domain.kind` (and of ``"type"`` in a domain file).
+DOMAIN_TYPES = ("box", "polytope", "space", "segment", "slice")
+
+_ZERO = Fraction(0)
+_ONE = Fraction(1)
+
+
+def _identity(n: int) -> Matrix:
+    return tuple(tuple(_ONE if i == j else _ZERO for j in range(n)) for i in range(n))
+
+
+@dataclass(frozen=True)
+class Domain:
+    """A full-dimensional polytope ``region`` in domain coordinates ``t`` and its affine map into input space.
+
+    Attributes
+    ----------
+    kind : str
+        One of :data:`DOMAIN_TYPES`.
+    origin : tuple of Fraction
+        The input point at ``t = 0``.
+    directions : tuple of tuple of Fraction
+        ``k`` linearly independent rows of length ``input_dim``; ``x = origin + sum_i t_i directions[i]``.
+    region : Polytope
+        The polytope ``P`` in ``R^k`` (full-dimensional).
+    lower, upper : tuple of Fraction or None
+        The bounds of ``P`` when it is a box (boxes, segments, slices), else None.
+
+    Examples
+    --------
+    >>> slice_domain([0, 0, 1], [[1, 0, 0], [0, 1, 0]], [-1, -1], [1, 1]).to_input([1, 0])
+    (Fraction(1, 1), Fraction(0, 1), Fraction(1, 1))
+    """
+
+    kind: str
+    origin: Vector
+    directions: Matrix
+    region: "Polytope"
+    lower: Vector | None = None
+    upper: Vector | None = None
+
+    @property
+    def dim(self) -> int:
+        """``k``, the dimension of the domain (the number of coordinates ``t``)."""
+        return len(self.directions)
+
+    @property
+    def input_dim(self) -> int:
+        """The dimension of the input space."""
+        return len(self.origin)
+
+    def to_input(self, t: Any) -> Vector:
+        """The input point ``origin + sum_i t_i directions[i]``."""
+        t = rational_vector(t, what="t", length=self.dim)
+        return tuple(o + sum((ti * d[j] for ti, d in zip(t, self.directions)), _ZERO)
+                     for j, o in enumerate(self.origin))
+
+    def is_bounded(self) -> bool:
+        """Whether the domain is bounded."""
+        if self.lower is not None:
+            return True
+        if self.kind == "space":
+            return False
+        return self.region.is_bounded()
+
+    def volume(self) -> Fraction | None:
+        """The exact ``k``-volume of ``P`` in domain coordinates ``t``, or None when it is unbounded.
+
+        For a box this is the volume in input space; for a segment it is 1 and for a slice the volume of its
+        box of coordinates (the input-space volume is that times ``sqrt(det(D D^T))``).
+        """
+        if self.lower is not None:
+            return math.prod((hi - lo for lo, hi in zip(self.lower, self.upper)), start=_ONE)
+        if not self.is_bounded():
+            return None
+        return Fraction(self.region.volume())
+
+
+def _bounds(lower: Any, upper: Any, n: int | None, what: str, lower_name: str = "lower",
+            upper_name: str = "upper") -> tuple[Vector, Vector]:
+    lower = rational_vector(lower, what=f"{what}: {lower_name}", length=n)
+    upper = rational_vector(upper, what=f"{what}: {upper_name}", length=len(lower))
+    if not lower:
+        raise InvalidInputError(f"{what}: {lower_name}: expected at least one coordinate, got none")
+    for i, (lo, hi) in enumerate(zip(lower, upper)):
+        if not lo < hi:
+            shape = "lower-dimensional" if lo == hi else "empty"
+            raise InvalidInputError(f"{what}: {upper_name}[{i}]: expected a value above {lower_name}[{i}] = "
+                                    f"{format_rational(lo)}, got {format_rational(hi)} (the domain would be {shape})")
+    return lower, upper
+
+
+def box(lower: Any, upper: Any, *, what: str = "box") -> Domain:
+    """The box ``lower <= x <= upper`` (every ``lower[i] < upper[i]``).
+
+    Examples
+    --------
+    >>> box([-1], [1]).volume()
+    Fraction(2, 1)
+    """
+    from polyregions.polyhedra.polytope import Polytope
+
+    lower, upper = _bounds(lower, upper, None, what)
+    n = len(lower)
+    return Domain("box", (_ZERO,) * n, _identity(n), Polytope.box(lower, upper), lower, upper)
+
+
+def polytope_domain(A: Any, b: Any, *, dim: int | None = None, what: str = "polytope") -> Domain:
+    """The polytope ``A x <= b`` (full-dimensional; it may be unbounded).
+
+    ``dim`` is needed only when ``A`` has no rows. Rows ``0 . x <= b`` with ``b >= 0`` hold everywhere and are
+    dropped; full-dimensionality is decided exactly (an exact point satisfying every row strictly, or an exact
+    certificate that there is none).
+
+    Examples
+    --------
+    >>> polytope_domain([[-1, 0], [0, -1], [1, 1]], [0, 0, 1]).volume()
+    Fraction(1, 2)
+    """
+    from polyregions.exact.lp import feasible_point, strict_point
+    from polyregions.polyhedra.polytope import Polytope
+
+    A = rational_matrix(A, what=f"{what}: A", shape=(None, dim))
+    if A:
+        dim = len(A[0])
+    if dim is None or isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
+        raise InvalidInputError(f"{what}: A: expected at least one row or the dimension, got neither"
+                                if dim is None else f"{what}: dim: expected a positive integer, got {dim!r}")
+    b = rational_vector(b, what=f"{what}: b", length=len(A))
+    rows, rhs = [], []
+    for i, (a, bi) in enumerate(zip(A, b)):
+        if any(a):
+            rows.append(a)
+            rhs.append(bi)
+        elif bi < 0:
+            raise InvalidInputError(f"{what}: A[{i}]: expected a satisfiable inequality, got 0 <= "
+                                    f"{format_rational(bi)} (the domain would be empty)")
+    if strict_point(rows, rhs, dim=dim) is None:
+        got = ("an empty one" if feasible_point(rows, rhs, dim=dim) is None
+               else "a lower-dimensional one (its inequalities force an equation)")
+        raise InvalidInputError(f"{what}: A, b: expected a full-dimensional set A x <= b, got {got}")
+    region = Polytope.from_inequalities(tuple(rows), tuple(rhs), dim=dim)
+    return Domain("polytope", (_ZERO,) * dim, _identity(dim), region)
+
+
+def space(n: int) -> Domain:
+    """All of ``R^n``.
+
+    Examples
+    --------
+    >>> space(3).volume() is None
+    True
+    """
+    from polyregions.polyhedra.polytope import Polytope
+
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise InvalidInputError(f"space: expected a positive dimension, got {n!r}")
+    return Domain("space", (_ZERO,) * n, _identity(n), Polytope.space(n))
+
+
+def segment(start: Any, end: Any, *, what: str = "segment") -> Domain:
+    """The segment from ``start`` (``t = 0``) to ``end`` (``t = 1``): a 1-D domain.
+
+    Examples
+    --------
+    >>> segment([0, 0], [3, 4]).directions
+    ((Fraction(3, 1), Fraction(4, 1)),)
+    """
+    from polyregions.polyhedra.polytope import Polytope
+
+    start = rational_vector(start, what=f"{what}: start")
+    if not start:
+        raise InvalidInputError(f"{what}: start: expected at least one coordinate, got none")
+    end = rational_vector(end, what=f"{what}: end", length=len(start))
+    if start == end:
+        raise InvalidInputError(f"{what}: end: expected a point other than start, got the same point "
+                                f"(the segment would be a single point)")
+    direction = tuple(e - s for s, e in zip(start, end))
+    return Domain("segment", start, (direction,), Polytope.box((_ZERO,), (_ONE,)), (_ZERO,), (_ONE,))
+
+
+def slice_domain(origin: Any, directions: Any, lower: Any, upper: Any, *, what: str = "slice") -> Domain:
+    """The points ``origin + sum_i t_i directions[i]`` with ``lower <= t <= upper``.
+
+    The directions must be linearly independent, so that the slice is ``k``-dimensional.
+
+    Examples
+    --------
+    >>> slice_domain([0, 0, 0], [[1, 1, 0]], [0], [2]).to_input([2])
+    (Fraction(2, 1), Fraction(2, 1), Fraction(0, 1))
+    """
+    from polyregions.polyhedra.polytope import Polytope
+
+    origin = rational_vector(origin, what=f"{what}: origin")
+    if not origin:
+        raise InvalidInputError(f"{what}: origin: expected at least one coordinate, got none")
+    directions = rational_matrix(directions, what=f"{what}: directions", shape=(None, len(origin)))
+    if not directions:
+        raise InvalidInputError(f"{what}: directions: expected at least one direction, got none")
+    r = rank(directions)
+    if r < len(directions):
+        raise InvalidInputError(f"{what}: directions: expected linearly independent directions, got "
+                                f"{len(directions)} spanning only {r} dimension{'s' if r != 1 else ''} "
+                                f"(the slice would be lower-dimensional)")
+    lower, upper = _bounds(lower, upper, len(directions), what)
+    return Domain("slice", origin, directions, Polytope.box(lower, upper), lower, upper)
+
+
+def plane_through(x1: Any, x2: Any, x3: Any, *, half_width: Any = None, what: str = "plane_through") -> Domain:
+    """The square in the plane through three inputs, centred at their circumcentre (a 2-D slice).
+
+    The slice of Hanin & Rolnick's Figure 8 (after Novak et al. 2018). Coordinates are in units of the
+    circumradius ``R``: ``origin`` is the circumcentre (exact), ``directions[0] = x1 - origin`` (length ``R``)
+    and ``directions[1]`` is orthogonal to it (exactly) with length ``R`` up to a relative error below
+    ``2**-40`` (an exact length would need a square root). The square is ``[-h, h]^2`` in these coordinates,
+    ``h = half_width`` (default 3/2, so the three points, at distance ``R`` from the centre, lie inside).
+
+    Examples
+    --------
+    >>> d = plane_through([1, 0], [0, 1], [-1, 0])
+    >>> d.origin, d.to_input([1, 0])
+    ((Fraction(0, 1), Fraction(0, 1)), (Fraction(1, 1), Fraction(0, 1)))
+    """
+    x1 = rational_vector(x1, what=f"{what}: x1")
+    n = len(x1)
+    if n < 2:
+        raise InvalidInputError(f"{what}: x1: expected a point in at least 2 dimensions, got {n} coordinates")
+    x2 = rational_vector(x2, what=f"{what}: x2", length=n)
+    x3 = rational_vector(x3, what=f"{what}: x3", length=n)
+    h = Fraction(3, 2) if half_width is None else rational(half_width, what=f"{what}: half_width")
+    if h <= 0:
+        raise InvalidInputError(f"{what}: half_width: expected a positive number, got {format_rational(h)}")
+    u = tuple(b - a for a, b in zip(x1, x2))
+    w = tuple(b - a for a, b in zip(x1, x3))
+    gram = ((dot(u, u), dot(u, w)), (dot(u, w), dot(w, w)))
+    if gram[0][0] * gram[1][1] - gram[0][1] ** 2 == 0:
+        raise InvalidInputError(f"{what}: x3: expected three points not on one line, got collinear points")
+    # Circumcentre c = x1 + a u + b w with (c - x1).u = |u|^2 / 2 and (c - x1).w = |w|^2 / 2.
+    a, b = solve(gram, (gram[0][0] / 2, gram[1][1] / 2))
+    centre = tuple(p + a * du + b * dw for p, du, dw in zip(x1, u, w))
+    d1 = tuple(p - c for p, c in zip(x1, centre))
+    radius2 = dot(d1, d1)
+    candidates = []
+    for point in (x2, x3):
+        v = tuple(p - c for p, c in zip(point, centre))
+        v = tuple(vi - dot(v, d1) / radius2 * di for vi, di in zip(v, d1))
+        candidates.append((dot(v, v), v))
+    length2, v = max(candidates, key=lambda item: item[0])
+    d2 = tuple(_sqrt_approx(radius2 / length2) * vi for vi in v)
+    return slice_domain(centre, (d1, d2), (-h, -h), (h, h), what=what)
+
+
+def _sqrt_approx(q: Fraction, bits: int = 40) -> Fraction:
+    """A dyadic rational within ``2**-bits`` below ``sqrt(q)`` (``q >= 1``), so within relative ``2**-bits``."""
+    scale = 1 << bits
+    return Fraction(math.isqrt(q.numerator * scale * scale // q.denominator), scale)
+
+
+# --- files --------------------------------------------------------------------------------------------------
+
+def _field(obj: dict, key: str, what: str) -> Any:
+    if key not in obj:
+        raise InvalidInputError(f"{what}: {key}: expected a value, got nothing (missing key)")
+    value = obj[key]
+    if isinstance(value, (str, bytes, dict)) or not isinstance(value, (list, tuple)):
+        raise InvalidInputError(f"{what}: {key}: expected a list, got {value!r}"[:200])
+    return value
+
+
+def domain_from_json(obj: Any, *, input_dim: int, what: str = "domain") -> Domain:
+    """Read a domain-file object for a network on ``R^input_dim``; errors start with ``what`` and name the field.
+
+    Examples
+    --------
+    >>> domain_from_json({"type": "box", "lower": [0, "-1/2"], "upper": [1, 1]}, input_dim=2).volume()
+    Fraction(3, 2)
+    """
+    if not isinstance(obj, dict):
+        raise InvalidInputError(f"{what}: expected a JSON object with \"type\", got {type(obj).__name__}")
+    kind = obj.get("type")
+    n = input_dim
+    if kind == "box":
+        lower = _checked(_field(obj, "lower", what), n, f"{what}: lower")
+        upper = _checked(_field(obj, "upper", what), n, f"{what}: upper")
+        return box(lower, upper, what=what)
+    if kind == "polytope":
+        A = _field(obj, "A", what)
+        b = _field(obj, "b", what)
+        return polytope_domain(A, b, dim=n, what=what)
+    if kind == "space":
+        return space(n)
+    if kind == "segment":
+        start = _checked(_field(obj, "start", what), n, f"{what}: start")
+        end = _checked(_field(obj, "end", what), n, f"{what}: end")
+        return segment(start, end, what=what)
+    if kind == "slice":
+        origin = _checked(_field(obj, "origin", what), n, f"{what}: origin")
+        directions = _field(obj, "directions", what)
+        lower, upper = _field(obj, "lower", what), _field(obj, "upper", what)
+        if len(lower) != len(directions) or len(upper) != len(directions):
+            bad, values = ("lower", lower) if len(lower) != len(directions) else ("upper", upper)
+            raise InvalidInputError(f"{what}: {bad}: expected {len(directions)} numbers (one per direction), "
+                                    f"got {len(values)}")
+        return slice_domain(origin, directions, lower, upper, what=what)
+    expected = ", ".join(f'"{t}"' for t in DOMAIN_TYPES)
+    got = "nothing (missing key)" if "type" not in obj else repr(kind)
+    raise InvalidInputError(f"{what}: type: expected one of {expected}, got {got}")
+
+
+def _checked(values: list, n: int, what: str) -> list:
+    if len(values) != n:
+        raise InvalidInputError(f"{what}: expected {n} numbers (the input dimension), got {len(values)}")
+    return values
+
+
+def domain_to_json(domain: Domain) -> dict[str, Any]:
+    """The domain-file object of a domain, every number an exact string.
+
+    Examples
+    --------
+    >>> domain_to_json(box([0], ["1/3"]))
+    {'type': 'box', 'lower': ['0'], 'upper': ['1/3']}
+    """
+    def numbers(values):
+        return [format_rational(v) for v in values]
+
+    if domain.kind == "box":
+        return {"type": "box", "lower": numbers(domain.lower), "upper": numbers(domain.upper)}
+    if domain.kind == "polytope":
+        return {"type": "polytope", "A": [numbers(row) for row in domain.region.A], "b": numbers(domain.region.b)}
+    if domain.kind == "space":
+        return {"type": "space"}
+    if domain.kind == "segment":
+        end = tuple(o + d for o, d in zip(domain.origin, domain.directions[0]))
+        return {"type": "segment", "start": numbers(domain.origin), "end": numbers(end)}
+    return {"type": "slice", "origin": numbers(domain.origin),
+            "directions": [numbers(row) for row in domain.directions],
+            "lower": numbers(domain.lower), "upper": numbers(domain.upper)}
+
+
+def load_domain(path: str | os.PathLike, *, input_dim: int) -> Domain:
+    """Read a domain file for a network on ``R^input_dim``; errors name the file and the field."""
+    from polyregions.networks.io import read_json
+
+    return domain_from_json(read_json(path), input_dim=input_dim, what=str(path))
+
+
+def save_domain(domain: Domain, path: str | os.PathLike) -> None:
+    """Write a domain file atomically."""
+    import json
+
+    from polyregions._atomic import atomic_write_text
+
+    atomic_write_text(path, json.dumps(domain_to_json(domain)) + "\n")
+
