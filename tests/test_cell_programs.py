@@ -3,10 +3,12 @@
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from polyregions.regions import _cell_programs as cp
+from polyregions.exact._integers import primitive
 from polyregions.exact.lp import maximize
+from polyregions.regions import _cell_programs as cp
 
 coefficient = st.integers(-4, 4)
 
@@ -47,7 +49,7 @@ def test_exit_point_lies_on_the_one_facet_it_crosses():
 
 
 def test_rows_and_points_in_integers():
-    assert cp.primitive_row([Fraction(2, 3), Fraction(-4, 3)], Fraction(2)) == (1, -2, 3)
+    assert primitive([Fraction(2, 3), Fraction(-4, 3), Fraction(2)]) == (1, -2, 3)
     assert cp.value((1, -2, 3), cp.homogeneous([Fraction(1), Fraction(-1)])) == 0
     assert cp.float_point([0.1])[1] == 2 ** 55 and cp.to_fractions(cp.float_point([0.1])) == (Fraction(0.1),)
     assert cp.float_rows([(10 ** 400, 1, 0)], 2) is None
@@ -57,8 +59,8 @@ def test_rows_and_points_in_integers():
 def test_refinement_is_the_same_on_every_backend(backend):
     if backend == "cvxpy":
         pytest.importorskip("cvxpy")
-    from polyregions.regions import domains as dom
     from polyregions.networks.initializers import he_normal
+    from polyregions.regions import domains as dom
     from polyregions.regions._refine import refine
 
     net = he_normal([3, 4, 3], seed=5)

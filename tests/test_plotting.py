@@ -365,7 +365,8 @@ def test_save_figure_formats_and_errors(mpl, tmp_path):
 
 def test_training_plots(mpl, tmp_path):
     from polyregions.plotting import plot_region_counts, plot_snapshots
-    from polyregions.experiments.training import moons, region_history, sample_segments, square_domain
+    from polyregions.experiments.datasets import moons, square_domain
+    from polyregions.experiments.training import region_history, sample_segments
 
     data = moons(64, seed=0)
     run = region_history(data, [4, 4], epochs=1, checkpoints=[0, 0.5, 1], domain=square_domain(),

@@ -5,14 +5,15 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from polyregions.measures.bounds import raghu_bound
-from polyregions.regions.domains import box, segment
-from polyregions.regions.enumeration import enumerate_regions
 from polyregions.errors import InvalidInputError
+from polyregions.experiments.datasets import Dataset, gaussian_quantiles, moons, random_labels, square_domain
+from polyregions.experiments.models import MLP, train
+from polyregions.experiments.training import count_regions, region_history, regions_along_segments, sample_segments
+from polyregions.measures.bounds import raghu_bound
 from polyregions.networks.initializers import he_normal, pytorch_default
 from polyregions.networks.network import Network
-from polyregions.experiments.training import (MLP, Dataset, count_regions, gaussian_quantiles, moons, random_labels,
-                                  region_history, regions_along_segments, sample_segments, square_domain, train)
+from polyregions.regions.domains import box, segment
+from polyregions.regions.enumeration import enumerate_regions
 
 
 def test_datasets_have_the_advertised_shape_range_and_balance():
@@ -164,7 +165,7 @@ def test_count_regions_is_the_summary():
 
 def test_digits_along_lines():
     pytest.importorskip("sklearn")
-    from polyregions.experiments.training import digits
+    from polyregions.experiments.datasets import digits
 
     data = digits()
     assert data.X.shape == (1797, 64) and data.num_classes == 10

@@ -7,12 +7,13 @@ from collections import Counter
 from fractions import Fraction
 
 import pytest
-from hypothesis import event, given, strategies as st
+from hypothesis import event, given
+from hypothesis import strategies as st
 
 from polyregions import InvalidInputError
+from polyregions.exact._integers import primitive
 from polyregions.exact.linalg import dot, nullspace, rank, solve
-from polyregions.polyhedra.vertex_enumeration import (ORDERS, cone_generators, enumerate_facets, enumerate_vertices,
-                                            primitive)
+from polyregions.polyhedra.vertex_enumeration import ORDERS, cone_generators, enumerate_facets, enumerate_vertices
 
 F = Fraction
 

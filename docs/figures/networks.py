@@ -19,7 +19,8 @@ from polyregions.networks.constructions import sawtooth
 from polyregions.regions.domains import box
 from polyregions.regions.enumeration import enumerate_regions
 from polyregions.networks.initializers import he_normal
-from polyregions.experiments.training import MLP, moons, train
+from polyregions.experiments.datasets import moons
+from polyregions.experiments.models import MLP, train
 from polyregions.plotting import (layer_complexes, plot_adjacency, plot_arrangement, plot_graph, plot_layers,
                                   plot_regions)
 

@@ -26,13 +26,13 @@ from operator import mul
 from typing import Callable, Iterable, Sequence
 
 from polyregions.errors import CertificateError
+from polyregions.exact._integers import sign
 
 __all__ = [
     "IntRow",
     "SymbolicPoint",
     "BOTH",
     "canonical",
-    "integer_row",
     "Chart",
     "lex_sign",
     "concrete_point",
@@ -76,14 +76,6 @@ def canonical(row: Sequence[int]) -> tuple[IntRow, int]:
     return tuple(v // g for v in row), (1 if g > 0 else -1)
 
 
-def integer_row(values: Sequence[Fraction]) -> IntRow:
-    """The positive multiple of a rational row with coprime integer entries (orientation kept)."""
-    scale = math.lcm(*(v.denominator for v in values)) if values else 1
-    ints = [int(v * scale) for v in values]
-    g = math.gcd(*ints) or 1
-    return tuple(v // g for v in ints)
-
-
 def lex_sign(row: Sequence[int], point: SymbolicPoint) -> int:
     """The sign of ``row`` at a symbolic point (0 only when it vanishes on the whole curve)."""
     for v in point:
@@ -107,7 +99,7 @@ def concrete_point(point: SymbolicPoint, rows: Sequence[Sequence[int]], signs: S
             shift = s * (n - j)
             for i, x in enumerate(v):
                 combined[i] += x << shift
-        if all(_sign(sum(map(mul, row, combined))) == sign for row, sign in zip(rows, signs)):
+        if all(sign(sum(map(mul, row, combined))) == expected for row, expected in zip(rows, signs)):
             w = combined[-1]
             return tuple(Fraction(x, w) for x in combined[:-1])
     raise CertificateError("a symbolic point does not show the signs of its cell")
@@ -115,10 +107,6 @@ def concrete_point(point: SymbolicPoint, rows: Sequence[Sequence[int]], signs: S
 
 #: More halvings than any cell of rows with a few thousand bits can need.
 _MAX_HALVINGS = 100_000
-
-
-def _sign(v: int) -> int:
-    return (v > 0) - (v < 0)
 
 
 class Chart:
@@ -223,11 +211,11 @@ def enumerate_cells(rows: Sequence[IntRow], allowed: Sequence[int], k: int
                 if allow & 2:
                     refined[signs + (1,)] = on + (plus,)
             else:
-                sign = lex_sign(h, point)
-                if sign == 0:  # impossible: a point on H inside an open cell means H cuts it
+                side = lex_sign(h, point)
+                if side == 0:  # impossible: a point on H inside an open cell means H cuts it
                     raise CertificateError("a cell's point lies on a hyperplane that does not cut the cell")
-                if allow & sign_bit(sign):
-                    refined[signs + (sign,)] = point
+                if allow & sign_bit(side):
+                    refined[signs + (side,)] = point
         current = refined
         processed.append(t)
         if not current:
@@ -272,14 +260,13 @@ def restrict_rows(rows: Iterable[IntRow], allowed: Iterable[int], restrict: Call
     for r, al in zip(rows, allowed):
         restricted = restrict(r)
         if not any(restricted[:-1]):
-            v = restricted[-1]
-            sign = (v > 0) - (v < 0)
-            if sign == 0:
+            side = sign(restricted[-1])
+            if side == 0:
                 if al != BOTH:
                     return None
-            elif not al & sign_bit(sign):
+            elif not al & sign_bit(side):
                 return None
-            recipe.append((-1, sign))
+            recipe.append((-1, side))
             continue
         canon, orientation = canonical(restricted)
         if orientation < 0:

@@ -15,15 +15,24 @@ from functools import cached_property
 from operator import mul
 from typing import TYPE_CHECKING, Sequence
 
-from polyregions.arrangements._kernel import (BOTH, IntRow, SymbolicPoint, concrete_point, enumerate_cells, lift, restrict_rows,
-                      restriction_by_columns)
+from polyregions.arrangements._kernel import (
+    BOTH,
+    IntRow,
+    SymbolicPoint,
+    concrete_point,
+    enumerate_cells,
+    lift,
+    restrict_rows,
+    restriction_by_columns,
+)
+from polyregions.exact._integers import sign
 
 if TYPE_CHECKING:
     import networkx as nx
 
+    from polyregions.arrangements.arrangement import Arrangement
     from polyregions.exact.linalg import Matrix, Vector
     from polyregions.polyhedra.polytope import Polytope
-    from polyregions.arrangements.arrangement import Arrangement
 
 __all__ = ["ArrangementRegion", "ArrangementFace", "enumerate_regions", "enumerate_faces", "face_poset", "adjacency_graph",
            "region_of", "sign_string"]
@@ -242,7 +251,7 @@ def _relatively_bounded(rows: Sequence[IntRow], allowed: Sequence[int], sign_vec
     rays = []
     for flat in poset.flats_of_rank(rank - 1):
         for column in flat.columns[:-1]:
-            tau = tuple(_sign(sum(map(mul, row[:-1], column[:-1]))) for row in rows)
+            tau = tuple(sign(sum(map(mul, row[:-1], column[:-1]))) for row in rows)
             if any(tau):
                 rays.append(tau)
                 rays.append(tuple(-t for t in tau))
@@ -255,10 +264,6 @@ def _relatively_bounded(rows: Sequence[IntRow], allowed: Sequence[int], sign_vec
         block = S[start:start + 2048] @ T.T
         bounded[start:start + 2048] = ~(block == support[None, :]).any(axis=1)
     return bounded.tolist()
-
-
-def _sign(v: int) -> int:
-    return (v > 0) - (v < 0)
 
 
 def _bounded_face(face: ArrangementFace) -> bool:
@@ -310,7 +315,7 @@ def face_poset(arrangement: "Arrangement") -> "nx.DiGraph":
             leaving = sorted(flat.hyperplanes - lower.hyperplanes)
             j = leaving[0]
             column = next(c for c in lower.columns[:-1] if sum(map(mul, rows[j], c)))
-            sides = {k: _sign(sum(map(mul, rows[k], column))) for k in leaving}
+            sides = {k: sign(sum(map(mul, rows[k], column))) for k in leaving}
             for i in members:
                 signs = list(faces[i].signs)
                 for direction in (1, -1):

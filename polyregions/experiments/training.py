@@ -1,452 +1,53 @@
-"""Train small ReLU networks and count their regions as training goes.
+"""Count the regions of a network as it trains.
 
 This is the experiment of Qi & Wei (region counts of networks on 2-D data, epoch by epoch) and of Hanin &
 Rolnick's Figure 5 (regions along lines through high-dimensional inputs, divided by the number of neurons).
-Training runs in numpy (a multilayer perceptron with ReLU hidden layers, a linear output layer, softmax
-cross-entropy and Adam); at each checkpoint the current float parameters are taken at their exact rational
-values (:func:`polyregions.networks.io.network_from_arrays`), so every count is the exact count of the network
-the float computation holds at that moment.
+Data come from :mod:`polyregions.experiments.datasets`, the model and its training from
+:mod:`polyregions.experiments.models`; at each checkpoint the current float parameters are taken at their exact
+rational values, so every count is the exact count of the network the float computation holds at that moment.
 
-* Data: :func:`moons`, :func:`gaussian_quantiles`, :func:`random_labels` (numpy, scaled to ``[-1, 1]^2`` as in
-  Qi & Wei) and :func:`digits` (scikit-learn's 8x8 digits, 64-D, an optional dependency).
-* Training: :class:`MLP` (float parameters), :func:`train` (snapshots at chosen epochs, fractions allowed).
 * Counting: :func:`count_regions` on a domain, :func:`regions_along_segments` on segments through the data
-  (:func:`sample_segments`), and :func:`region_history`, which does all of it and returns a
-  :class:`RegionHistory`.
+  (:func:`sample_segments`), and :func:`region_history`, which trains and counts and returns a
+  :class:`RegionHistory` of :class:`Record`.
 
 Examples
 --------
+>>> from polyregions.experiments.datasets import moons, square_domain
 >>> data = moons(200, seed=0)
 >>> history = region_history(data, [8, 8], epochs=2, checkpoints=[0, 2], seed=0,
 ...                          domain=square_domain(), segments=sample_segments(data.X, 3, seed=0))
 >>> [r.epoch for r in history.records], history.neurons
 ([0, 2], 16)
->>> history.records[0].activation_regions == count_regions(history.records[0].network, square_domain())["activation_regions"]
+>>> first = history.records[0]
+>>> first.activation_regions == count_regions(first.network, square_domain())["activation_regions"]
 True
 """
 
 from __future__ import annotations
 
 import math
+import typing
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Sequence
 
 import numpy as np
 
 from polyregions.errors import InvalidInputError
+from polyregions.experiments.datasets import Dataset, _count
+from polyregions.experiments.models import MLP, Initializer, Snapshot, train
+from polyregions.networks.initializers import random_generator
 
 if TYPE_CHECKING:
-    from polyregions.regions.domains import Domain
+    from polyregions.measures.distances import DistanceKind
     from polyregions.networks.network import Network
+    from polyregions.regions.domains import Domain
+    from polyregions.regions.enumeration import Engine
 
-__all__ = [
-    "Dataset",
-    "moons",
-    "gaussian_quantiles",
-    "random_labels",
-    "digits",
-    "square_domain",
-    "MLP",
-    "Snapshot",
-    "train",
-    "count_regions",
-    "sample_segments",
-    "regions_along_segments",
-    "Record",
-    "RegionHistory",
-    "QUANTITIES",
-    "region_history",
-]
+__all__ = ["count_regions", "sample_segments", "regions_along_segments", "Record", "RegionHistory", "Quantity",
+           "QUANTITIES", "region_history"]
 
 
-# --- data ---------------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True, eq=False)
-class Dataset:
-    """Labelled points: ``X`` of shape ``(n, dim)`` (float64) and integer labels ``y`` in ``0..num_classes-1``.
-
-    The arrays are read-only copies.
-
-    Examples
-    --------
-    >>> Dataset([[0, 0], [1, 1]], [0, 1]).num_classes
-    2
-    """
-
-    X: np.ndarray
-    y: np.ndarray
-    num_classes: int = field(default=None)  # type: ignore[assignment]
-    name: str = ""
-
-    def __post_init__(self) -> None:
-        X = np.array(self.X, dtype=np.float64)
-        y = np.array(self.y)
-        if X.ndim != 2 or not len(X):
-            raise InvalidInputError(f"dataset: X: expected a non-empty 2-D array, got shape {X.shape}")
-        if not np.all(np.isfinite(X)):
-            raise InvalidInputError("dataset: X: expected finite numbers, got NaN or infinity")
-        if y.shape != (len(X),) or (len(y) and not np.issubdtype(y.dtype, np.integer)):
-            raise InvalidInputError(f"dataset: y: expected {len(X)} integer labels, got an array of shape {y.shape} "
-                                    f"and type {y.dtype}")
-        y = y.astype(np.int64)
-        if y.min() < 0:
-            raise InvalidInputError(f"dataset: y: expected labels 0, 1, ..., got {int(y.min())}")
-        classes = int(y.max()) + 1 if self.num_classes is None else self.num_classes
-        if isinstance(classes, bool) or not isinstance(classes, (int, np.integer)) or classes < max(2, int(y.max()) + 1):
-            raise InvalidInputError(f"dataset: num_classes: expected an integer of at least "
-                                    f"{max(2, int(y.max()) + 1)}, got {classes!r}")
-        X.setflags(write=False)
-        y.setflags(write=False)
-        object.__setattr__(self, "X", X)
-        object.__setattr__(self, "y", y)
-        object.__setattr__(self, "num_classes", int(classes))
-
-    def __len__(self) -> int:
-        return len(self.X)
-
-    @property
-    def dim(self) -> int:
-        """The input dimension."""
-        return self.X.shape[1]
-
-
-def _count(n_samples: Any, what: str, minimum: int = 2) -> int:
-    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < minimum:
-        raise InvalidInputError(f"{what}: expected an integer of at least {minimum}, got {n_samples!r}")
-    return int(n_samples)
-
-
-def _rng(seed: Any) -> np.random.Generator:
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0:
-        return np.random.default_rng(int(seed))
-    raise InvalidInputError(f"seed: expected a non-negative integer or a numpy Generator, got {seed!r}")
-
-
-def _to_square(X: np.ndarray) -> np.ndarray:
-    """Rescale each coordinate affinely onto [-1, 1] (Qi & Wei's data range)."""
-    lo, hi = X.min(axis=0), X.max(axis=0)
-    span = np.where(hi > lo, hi - lo, 1.0)
-    return 2 * (X - lo) / span - 1
-
-
-def moons(n_samples: int = 1000, *, noise: float = 0.1, seed: Any = 0) -> Dataset:
-    """Two interleaving half circles with Gaussian noise (the construction of scikit-learn's ``make_moons``),
-    rescaled onto ``[-1, 1]^2``; labels 0 (upper moon) and 1 (lower moon).
-
-    Examples
-    --------
-    >>> data = moons(100, seed=0)
-    >>> data.X.shape, float(data.X.min()), float(data.X.max()), np.bincount(data.y).tolist()
-    ((100, 2), -1.0, 1.0, [50, 50])
-    """
-    n = _count(n_samples, "moons: n_samples")
-    rng = _rng(seed)
-    outer, inner = n // 2, n - n // 2
-    a = np.linspace(0, np.pi, outer)
-    b = np.linspace(0, np.pi, inner)
-    X = np.concatenate([np.stack([np.cos(a), np.sin(a)], axis=1),
-                        np.stack([1 - np.cos(b), 0.5 - np.sin(b)], axis=1)])
-    y = np.concatenate([np.zeros(outer, dtype=np.int64), np.ones(inner, dtype=np.int64)])
-    X = X + rng.normal(0.0, float(noise), size=X.shape)
-    order = rng.permutation(n)
-    return Dataset(_to_square(X[order]), y[order], 2, "moons")
-
-
-def gaussian_quantiles(n_samples: int = 1000, *, n_classes: int = 5, dim: int = 2, seed: Any = 0) -> Dataset:
-    """Standard normal points in nested shells of equal size (the construction of scikit-learn's
-    ``make_gaussian_quantiles``): class ``k`` holds the ``k``-th fifth (for 5 classes) of the points by distance
-    from the centre. Rescaled onto ``[-1, 1]^dim``.
-
-    Examples
-    --------
-    >>> np.bincount(gaussian_quantiles(100, seed=0).y).tolist()
-    [20, 20, 20, 20, 20]
-    """
-    n = _count(n_samples, "gaussian_quantiles: n_samples")
-    k = _count(n_classes, "gaussian_quantiles: n_classes")
-    d = _count(dim, "gaussian_quantiles: dim", 1)
-    rng = _rng(seed)
-    X = rng.normal(size=(n, d))
-    order = np.argsort((X ** 2).sum(axis=1), kind="stable")
-    y = np.empty(n, dtype=np.int64)
-    y[order] = np.arange(n) * k // n
-    return Dataset(_to_square(X), y, k, "gaussian quantiles")
-
-
-def random_labels(n_samples: int, *, n_classes: int = 2, dim: int = 2, seed: Any = 0) -> Dataset:
-    """Points uniform in ``[-1, 1]^dim`` with labels drawn uniformly at random (Qi & Wei's random data).
-
-    Examples
-    --------
-    >>> data = random_labels(50, seed=1)
-    >>> bool(np.all(np.abs(data.X) <= 1)), data.num_classes
-    (True, 2)
-    """
-    n = _count(n_samples, "random_labels: n_samples")
-    k = _count(n_classes, "random_labels: n_classes")
-    d = _count(dim, "random_labels: dim", 1)
-    rng = _rng(seed)
-    return Dataset(rng.uniform(-1.0, 1.0, size=(n, d)), rng.integers(0, k, size=n), k, "random labels")
-
-
-def digits() -> Dataset:
-    """scikit-learn's 8x8 handwritten digits: 1797 points in ``[0, 1]^64`` (pixel values / 16), 10 classes.
-
-    Needs scikit-learn (the data ship with it; nothing is downloaded).
-    """
-    try:
-        from sklearn.datasets import load_digits
-    except ImportError:
-        from polyregions.errors import MissingDependencyError
-        raise MissingDependencyError("digits: needs scikit-learn: pip install scikit-learn") from None
-    bunch = load_digits()
-    return Dataset(np.asarray(bunch.data, dtype=np.float64) / 16.0, np.asarray(bunch.target), 10, "digits")
-
-
-def square_domain(half_width: Any = 1) -> "Domain":
-    """The box ``[-h, h]^2`` where Qi & Wei count regions (``h = 1``).
-
-    Examples
-    --------
-    >>> square_domain().volume()
-    Fraction(4, 1)
-    """
-    from polyregions.regions.domains import box
-
-    return box([-half_width, -half_width], [half_width, half_width], what="square_domain")
-
-
-# --- the model ----------------------------------------------------------------------------------------------
-
-INITIALIZERS = ("pytorch", "he")
-
-
-@dataclass(eq=False)
-class MLP:
-    """Float parameters of a multilayer perceptron: ReLU on every layer but the last, which is linear.
-
-    Mutable on purpose (training updates it in place); :meth:`to_network` takes an exact, immutable snapshot.
-
-    Examples
-    --------
-    >>> model = MLP.initialize([2, 4, 3], seed=0)
-    >>> [W.shape for W in model.weights], model.to_network().widths
-    ([(4, 2), (3, 4)], (4, 3))
-    """
-
-    weights: list[np.ndarray]
-    biases: list[np.ndarray]
-
-    def __post_init__(self) -> None:
-        if len(self.weights) != len(self.biases) or not self.weights:
-            raise InvalidInputError(f"MLP: expected as many bias vectors as weight matrices (at least one), got "
-                                    f"{len(self.biases)} and {len(self.weights)}")
-        fan_in = self.weights[0].shape[1] if np.ndim(self.weights[0]) == 2 else None
-        for l, (W, b) in enumerate(zip(self.weights, self.biases)):
-            if np.ndim(W) != 2 or W.shape[1] != fan_in or np.shape(b) != (W.shape[0],):
-                raise InvalidInputError(f"MLP: layer {l}: expected a weight of shape (width, {fan_in}) and a bias of "
-                                        f"length width, got {np.shape(W)} and {np.shape(b)}")
-            fan_in = W.shape[0]
-
-    @classmethod
-    def initialize(cls, widths: Sequence[int], *, seed: Any = 0, init: str = "pytorch",
-                   dtype: Any = np.float32) -> "MLP":
-        """Random parameters for layer widths ``[input, hidden..., output]``.
-
-        ``init="pytorch"``: weights and biases uniform in ``±1/sqrt(fan_in)`` (PyTorch's ``nn.Linear``, used by
-        Qi & Wei); ``init="he"``: He-normal weights and biases with standard deviation ``1e-3`` (Hanin &
-        Rolnick). The same draws as :mod:`polyregions.networks.initializers` with the same seed.
-        """
-        from polyregions.networks.initializers import he_normal, pytorch_default
-
-        widths = list(widths)
-        if len(widths) < 3:
-            raise InvalidInputError(f"widths: expected [input, hidden..., output] with at least one hidden layer, "
-                                    f"got {widths!r}")
-        if init not in INITIALIZERS:
-            raise InvalidInputError(f"init: expected one of {', '.join(INITIALIZERS)}, got {init!r}")
-        make = pytorch_default if init == "pytorch" else he_normal
-        network = make(widths[:-1], seed=seed, output_dim=widths[-1], dtype=dtype)
-        return cls.from_network(network, dtype=dtype)
-
-    @classmethod
-    def from_network(cls, network: "Network", *, dtype: Any = np.float32) -> "MLP":
-        """Float copies of a ReLU network's parameters (the nearest ``dtype`` values)."""
-        for l, layer in enumerate(network.layers):
-            expected = "linear" if l == len(network.layers) - 1 else "relu"
-            if layer.activation.name != expected:
-                raise InvalidInputError(f"MLP: layers[{l}]: expected a {expected} layer, got "
-                                        f"{layer.activation.name}")
-        pairs = network.float_layers()
-        return cls([W.astype(dtype) for W, _ in pairs], [b.astype(dtype) for _, b in pairs])
-
-    @property
-    def widths(self) -> list[int]:
-        """``[input, hidden..., output]``."""
-        return [self.weights[0].shape[1]] + [W.shape[0] for W in self.weights]
-
-    @property
-    def num_neurons(self) -> int:
-        """The number of hidden (ReLU) units."""
-        return sum(W.shape[0] for W in self.weights[:-1])
-
-    def copy(self) -> "MLP":
-        return MLP([W.copy() for W in self.weights], [b.copy() for b in self.biases])
-
-    def to_network(self) -> "Network":
-        """The exact network with these float parameters (each entry at its exact rational value)."""
-        from polyregions.networks.io import network_from_arrays
-
-        return network_from_arrays([W.astype(np.float64) for W in self.weights],
-                                   [b.astype(np.float64) for b in self.biases], what="MLP")
-
-    def logits(self, X: np.ndarray) -> np.ndarray:
-        """The outputs (float) on a batch of inputs."""
-        return self._forward(np.asarray(X, dtype=self.weights[0].dtype))[0]
-
-    def predict(self, X: np.ndarray) -> np.ndarray:
-        """The predicted classes (argmax of the outputs)."""
-        return self.logits(X).argmax(axis=1)
-
-    def _forward(self, X: np.ndarray):
-        activations = [X]
-        h = X
-        for l, (W, b) in enumerate(zip(self.weights, self.biases)):
-            z = h @ W.T + b
-            h = z if l == len(self.weights) - 1 else np.maximum(z, 0)
-            activations.append(h)
-        return h, activations
-
-    def loss_and_gradients(self, X: np.ndarray, y: np.ndarray) -> tuple[float, list[np.ndarray], list[np.ndarray]]:
-        """Mean softmax cross-entropy on a batch and its gradients (backpropagation)."""
-        logits, activations = self._forward(X)
-        shifted = logits - logits.max(axis=1, keepdims=True)
-        log_probabilities = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-        n = len(X)
-        loss = float(-log_probabilities[np.arange(n), y].mean())
-        delta = np.exp(log_probabilities)
-        delta[np.arange(n), y] -= 1
-        delta /= n
-        grads_W, grads_b = [], []
-        for l in range(len(self.weights) - 1, -1, -1):
-            grads_W.append(delta.T @ activations[l])
-            grads_b.append(delta.sum(axis=0))
-            if l:
-                delta = (delta @ self.weights[l]) * (activations[l] > 0)
-        return loss, grads_W[::-1], grads_b[::-1]
-
-
-class _Adam:
-    def __init__(self, model: MLP, lr: float, betas=(0.9, 0.999), eps: float = 1e-8) -> None:
-        self.model, self.lr, self.betas, self.eps = model, lr, betas, eps
-        self.m = [np.zeros_like(p) for p in model.weights + model.biases]
-        self.v = [np.zeros_like(p) for p in model.weights + model.biases]
-        self.t = 0
-
-    def step(self, grads: list[np.ndarray]) -> None:
-        self.t += 1
-        b1, b2 = self.betas
-        params = self.model.weights + self.model.biases
-        for p, g, m, v in zip(params, grads, self.m, self.v):
-            m *= b1
-            m += (1 - b1) * g
-            v *= b2
-            v += (1 - b2) * g * g
-            m_hat = m / (1 - b1 ** self.t)
-            v_hat = v / (1 - b2 ** self.t)
-            p -= (self.lr * m_hat / (np.sqrt(v_hat) + self.eps)).astype(p.dtype)
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """The model at one checkpoint: ``epoch`` (possibly fractional), the optimiser ``step``, the mean
-    training ``loss`` and ``accuracy`` (floats) and the exact ``network``."""
-
-    epoch: float
-    step: int
-    loss: float
-    accuracy: float
-    network: "Network" = field(repr=False)
-
-
-def _evaluate(model: MLP, data: Dataset) -> tuple[float, float]:
-    X = data.X.astype(model.weights[0].dtype)
-    loss, _, _ = model.loss_and_gradients(X, data.y)
-    return loss, float((model.predict(X) == data.y).mean())
-
-
-def train(model: MLP, data: Dataset, *, epochs: float, lr: float = 1e-3, batch_size: int = 32, seed: Any = 0,
-          checkpoints: Sequence[float] | None = None,
-          callback: Callable[[Snapshot], None] | None = None) -> list[Snapshot]:
-    """Train ``model`` in place with Adam on minibatches (reshuffled every epoch); return the snapshots.
-
-    ``checkpoints`` are epochs (fractions allowed: ``0.25`` is a quarter of the first epoch's minibatches) at
-    which a :class:`Snapshot` is taken; by default ``0`` and ``epochs``. ``callback`` sees each snapshot as it
-    is taken.
-
-    Examples
-    --------
-    >>> model = MLP.initialize([2, 8, 2], seed=0)
-    >>> snapshots = train(model, moons(200, seed=0), epochs=20, lr=0.01, seed=0)
-    >>> [s.epoch for s in snapshots], snapshots[-1].loss < snapshots[0].loss
-    ([0, 20], True)
-    """
-    if not isinstance(model, MLP):
-        raise InvalidInputError(f"train: expected an MLP, got {type(model).__name__}")
-    if model.widths[0] != data.dim or model.widths[-1] < data.num_classes:
-        raise InvalidInputError(f"train: expected a model with {data.dim} inputs and at least {data.num_classes} "
-                                f"outputs for this data, got widths {model.widths}")
-    if isinstance(epochs, bool) or not isinstance(epochs, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(epochs) or epochs < 0:
-        raise InvalidInputError(f"epochs: expected a non-negative number, got {epochs!r}")
-    batch_size = _count(batch_size, "batch_size", 1)
-    if not (isinstance(lr, (int, float)) and not isinstance(lr, bool) and math.isfinite(lr) and lr > 0):
-        raise InvalidInputError(f"lr: expected a positive learning rate, got {lr!r}")
-    checkpoints = [0, epochs] if checkpoints is None else list(checkpoints)
-    for c in checkpoints:
-        if isinstance(c, bool) or not isinstance(c, (int, float, np.integer, np.floating)) or not 0 <= c <= epochs:
-            raise InvalidInputError(f"checkpoints: expected epochs between 0 and {epochs}, got {c!r}")
-    rng = _rng(seed)
-    n = len(data)
-    steps_per_epoch = math.ceil(n / batch_size)
-    total = round(epochs * steps_per_epoch)
-    wanted = sorted({(round(c * steps_per_epoch), c) for c in checkpoints})
-    X = data.X.astype(model.weights[0].dtype)
-    y = data.y
-    optimizer = _Adam(model, float(lr))
-    snapshots: list[Snapshot] = []
-
-    def take(step: int, epoch: float) -> None:
-        loss, accuracy = _evaluate(model, data)
-        snapshot = Snapshot(epoch, step, loss, accuracy, model.to_network())
-        snapshots.append(snapshot)
-        if callback is not None:
-            callback(snapshot)
-
-    position = 0
-    step = 0
-    order = rng.permutation(n)
-    while True:
-        while position < len(wanted) and wanted[position][0] == step:
-            take(step, wanted[position][1])
-            position += 1
-        if step >= total:
-            break
-        k = step % steps_per_epoch
-        if k == 0 and step:
-            order = rng.permutation(n)
-        batch = order[k * batch_size:(k + 1) * batch_size]
-        _, grads_W, grads_b = model.loss_and_gradients(X[batch], y[batch])
-        optimizer.step(grads_W + grads_b)
-        step += 1
-    return snapshots
-
-
-# --- counting -----------------------------------------------------------------------------------------------
-
-def count_regions(network: "Network", domain: "Domain", *, engine: str = "auto") -> dict[str, Any]:
+def count_regions(network: "Network", domain: "Domain", *, engine: Engine = "auto") -> dict[str, Any]:
     """Exact numbers of activation and linear regions of ``network`` in ``domain`` (the summary of
     :meth:`RegionComplex.summary <polyregions.regions.complex.RegionComplex.summary>`).
 
@@ -462,7 +63,8 @@ def count_regions(network: "Network", domain: "Domain", *, engine: str = "auto")
     return enumerate_regions(network, domain, engine=engine).summary()
 
 
-def sample_segments(X: Any, count: int, *, seed: Any = 0, kind: str = "pairs") -> list[tuple[np.ndarray, np.ndarray]]:
+def sample_segments(X: Any, count: int, *, seed: Any = 0, kind: Literal["pairs", "origin"] = "pairs"
+                    ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Random segments through the data: between two distinct data points (``kind="pairs"``) or from the
     origin to a data point (``kind="origin"``, Qi & Wei's lines).
 
@@ -478,7 +80,7 @@ def sample_segments(X: Any, count: int, *, seed: Any = 0, kind: str = "pairs") -
     count = _count(count, "sample_segments: count", 1)
     if kind not in ("pairs", "origin"):
         raise InvalidInputError(f"sample_segments: kind: expected 'pairs' or 'origin', got {kind!r}")
-    rng = _rng(seed)
+    rng = random_generator(seed)
     out = []
     while len(out) < count:
         if kind == "pairs":
@@ -493,7 +95,7 @@ def sample_segments(X: Any, count: int, *, seed: Any = 0, kind: str = "pairs") -
 
 
 def regions_along_segments(network: "Network", segments: Sequence[tuple[Any, Any]], *,
-                           engine: str = "auto") -> list[dict[str, int]]:
+                           engine: Engine = "auto") -> list[dict[str, int]]:
     """For each segment, the exact numbers of activation regions and of linear regions it crosses.
 
     Endpoints are read exactly (floats at their binary value); each count comes from the region complex of
@@ -550,8 +152,10 @@ class Record:
 
 
 #: The quantities :meth:`RegionHistory.series` follows.
-QUANTITIES = ("activation_regions", "linear_regions", "loss", "accuracy", "along_segments", "linear_along_segments",
-              "mean_distance")
+Quantity = Literal["activation_regions", "linear_regions", "loss", "accuracy", "along_segments",
+                   "linear_along_segments", "mean_distance"]
+#: The values of :data:`Quantity`, in that order.
+QUANTITIES: tuple[Quantity, ...] = typing.get_args(Quantity)
 
 
 @dataclass(frozen=True)
@@ -580,7 +184,7 @@ class RegionHistory:
     def epochs(self) -> list[float]:
         return [r.epoch for r in self.records]
 
-    def series(self, quantity: str = "activation_regions", *, per_neuron: bool = False) -> list[float]:
+    def series(self, quantity: Quantity = "activation_regions", *, per_neuron: bool = False) -> list[float]:
         """One number per checkpoint: ``"activation_regions"``, ``"linear_regions"``, ``"loss"``,
         ``"accuracy"``, ``"along_segments"`` / ``"linear_along_segments"`` (the mean over the segments), or
         ``"mean_distance"`` (to the boundary, from the run's sample points).
@@ -640,9 +244,9 @@ def _mean_bounds(lower: np.ndarray, upper: np.ndarray) -> tuple[float, float]:
 
 
 def region_history(data: Dataset, hidden: Sequence[int], *, epochs: float, checkpoints: Sequence[float] | None = None,
-                   seed: Any = 0, init: str = "pytorch", lr: float = 1e-3, batch_size: int = 32,
+                   seed: Any = 0, init: Initializer = "pytorch", lr: float = 1e-3, batch_size: int = 32,
                    domain: "Domain | None" = None, segments: Sequence[tuple[Any, Any]] | None = None,
-                   distance_points: Any = None, distance_kind: str = "linear", engine: str = "auto",
+                   distance_points: Any = None, distance_kind: DistanceKind = "linear", engine: Engine = "auto",
                    dtype: Any = np.float32) -> RegionHistory:
     """Train a ReLU network with hidden widths ``hidden`` on ``data`` and count its regions at each checkpoint.
 
@@ -694,4 +298,3 @@ def region_history(data: Dataset, hidden: Sequence[int], *, epochs: float, check
     train(model, data, epochs=epochs, lr=lr, batch_size=batch_size, seed=seed, checkpoints=checkpoints,
           callback=count)
     return RegionHistory(str(hidden), tuple(widths), tuple(records))
-

@@ -57,7 +57,8 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Sequence
 
 from polyregions.errors import CertificateError, InvalidInputError
-from polyregions.exact.linalg import Vector, dot, rank
+from polyregions.exact.linalg import Vector, rank
+from polyregions.measures._cell_faces import face_lattice_of, interior_flags, interval, polygon_edges
 
 if TYPE_CHECKING:
     from polyregions.regions.complex import RegionComplex
@@ -187,73 +188,6 @@ class FaceComplex:
         return frozenset.intersection(*sets)
 
 
-# --- the faces of one region ----------------------------------------------------------------------------------
-
-def _primitive_row(a: Sequence[Fraction], c: Fraction) -> tuple[int, ...]:
-    import math
-
-    values = list(a) + [c]
-    scale = 1
-    for v in values:
-        if v.denominator != 1:
-            scale = math.lcm(scale, v.denominator)
-    ints = [v.numerator * (scale // v.denominator) for v in values]
-    g = math.gcd(*ints)
-    return tuple(v // g for v in ints)
-
-
-def _interval(A, b) -> tuple[Fraction, Fraction]:
-    lo = hi = None
-    for (a,), bi in zip(A, b):
-        if a > 0:
-            hi = bi / a if hi is None else min(hi, bi / a)
-        elif a < 0:
-            lo = bi / a if lo is None else max(lo, bi / a)
-    if lo is None or hi is None or not lo < hi:
-        raise CertificateError(f"face_complex: expected a bounded interval region, got rows {A}, {b}")
-    return lo, hi
-
-
-def _polygon_edges(A, b) -> list[tuple[tuple[Fraction, Fraction], tuple[Fraction, Fraction]]]:
-    """The edges (pairs of exact end points) of the bounded polygon ``A t <= b`` with non-empty interior.
-
-    Each row's line is clipped by the others in integer arithmetic: on the line ``a.t = c``, written
-    ``q + s (-a2, a1)``, row ``(b1, b2, e)`` bounds ``s`` by ``num / (n den)`` (``n = |a|^2`` cancels in every
-    comparison); an end point is the intersection of two lines, by Cramer's rule.
-    """
-    rows = sorted({_primitive_row(a, bi) for a, bi in zip(A, b) if any(a)})
-    edges = []
-    for a1, a2, c in rows:
-        n = a1 * a1 + a2 * a2
-        lo = hi = None  # (num, den, row) of the binding bounds
-        empty = False
-        for row in rows:
-            b1, b2, e = row
-            den = a1 * b2 - a2 * b1
-            num = e * n - c * (a1 * b1 + a2 * b2)
-            if den == 0:
-                if num < 0:
-                    empty = True
-                    break
-                continue
-            if den > 0:  # s <= num / (n den); smaller is tighter
-                if hi is None or num * hi[1] < hi[0] * den:
-                    hi = (num, den, row)
-            elif lo is None or num * lo[1] > lo[0] * den:  # s >= num / (n den), den < 0: larger is tighter
-                lo = (num, den, row)
-        # lo < hi, with den_lo < 0 < den_hi: num_lo / den_lo < num_hi / den_hi  <=>  num_lo den_hi > num_hi den_lo
-        if empty or lo is None or hi is None or not lo[0] * hi[1] > hi[0] * lo[1]:
-            continue
-        ends = []
-        for _, _, (b1, b2, e) in (lo, hi):
-            det = a1 * b2 - a2 * b1
-            ends.append((Fraction(c * b2 - a2 * e, det), Fraction(a1 * e - c * b1, det)))
-        edges.append(tuple(ends))
-    if len(edges) < 3:
-        raise CertificateError(f"face_complex: expected a bounded polygon, got {len(edges)} edges from rows {rows}")
-    return edges
-
-
 # --- the complex -----------------------------------------------------------------------------------------------
 
 def face_complex(complex_: "RegionComplex", *, neurons: bool = True) -> FaceComplex:
@@ -270,14 +204,22 @@ def face_complex(complex_: "RegionComplex", *, neurons: bool = True) -> FaceComp
     Returns
     -------
     FaceComplex
+        Vertices, edges, ..., the regions themselves, each with its regions around it, whether it lies inside
+        the open domain, and (with ``neurons``) the neurons tight on it.
+
+    Raises
+    ------
+    InvalidInputError
+        When the domain is unbounded.
+    CertificateError
+        When the regions do not form a polyhedral complex (an interior ``(d-1)``-face without exactly two
+        regions, or one on the domain's boundary without exactly one).
 
     Examples
     --------
-    >>> from polyregions.networks.network import Network
-    >>> from polyregions.regions.domains import box
-    >>> from polyregions.regions.enumeration import enumerate_regions
-    >>> net = Network.from_layers(2, [([[1, 0], [0, 1]], [0, 0], "relu")])
-    >>> fc = face_complex(enumerate_regions(net, box([-1, -1], [1, 1])))
+    >>> import polyregions as pr
+    >>> net = pr.Network.from_layers(2, [([[1, 0], [0, 1]], [0, 0], "relu")])  # the two axes cut the square
+    >>> fc = pr.face_complex(pr.enumerate_regions(net, pr.box([-1, -1], [1, 1])))
     >>> fc.f_vector(), [sorted(fc.faces[i].neurons) for i in fc.faces_of_dimension(0) if fc.faces[i].interior]
     ((9, 12, 4), [[0, 1]])
     """
@@ -300,7 +242,7 @@ def face_complex(complex_: "RegionComplex", *, neurons: bool = True) -> FaceComp
 
     for r, region in enumerate(complex_.regions):
         if d == 1:
-            lo, hi = _interval(region.A, region.b)
+            lo, hi = interval(region.A, region.b)
             ids = (vid((lo,)), vid((hi,)))
             top = (1, tuple(sorted(ids)))
             for v in ids:
@@ -308,7 +250,7 @@ def face_complex(complex_: "RegionComplex", *, neurons: bool = True) -> FaceComp
                 covers.add(((0, (v,)), top))
             face_regions[top].add(r)
         elif d == 2:
-            edges = _polygon_edges(region.A, region.b)
+            edges = polygon_edges(region.A, region.b)
             all_ids = set()
             keys = []
             for p, q in edges:
@@ -325,7 +267,7 @@ def face_complex(complex_: "RegionComplex", *, neurons: bool = True) -> FaceComp
             for key in keys:
                 covers.add((key, top))
         else:
-            lattice, points = _lattice(region, d)
+            lattice, points = face_lattice_of(region, d)
             ids = [vid(p) for p in points]
             keys = [(f.dim, tuple(sorted(ids[v] for v in f.vertices))) for f in lattice.faces]
             for key in keys:
@@ -334,7 +276,7 @@ def face_complex(complex_: "RegionComplex", *, neurons: bool = True) -> FaceComp
                 covers.add((keys[i], keys[j]))
     order = sorted(face_regions)
     index = {key: i for i, key in enumerate(order)}
-    interior = _interior_flags(order, vertices, domain.region.A, domain.region.b)
+    interior = interior_flags(order, vertices, domain.region.A, domain.region.b)
     tight = _face_neurons(complex_, order, vertices) if neurons else [None] * len(order)
     faces = tuple(ComplexFace(dim, verts, tuple(sorted(face_regions[(dim, verts)])), inside, t)
                   for (dim, verts), inside, t in zip(order, interior, tight))
@@ -343,55 +285,13 @@ def face_complex(complex_: "RegionComplex", *, neurons: bool = True) -> FaceComp
                        tuple(sorted((index[a], index[b]) for a, b in covers)))
 
 
-def _lattice(region, d: int):
-    from polyregions.polyhedra.polytope import Polytope
-
-    polytope = Polytope(region.A, region.b, d)
-    lattice = polytope.faces()
-    if polytope.rays() or polytope.lineality():
-        raise CertificateError("face_complex: an unbounded region in a bounded domain")
-    return lattice, polytope.vertices()
-
-
-def _interior_flags(order, vertices, A, b) -> list[bool]:
-    on = _tight_rows(vertices, A, b)
-    flags = []
-    for dim, verts in order:
-        rows = on[verts[0]]
-        for v in verts[1:]:
-            if not rows:
-                break
-            rows = rows & on[v]
-        flags.append(not rows)
-    return flags
-
-
-def _tight_rows(vertices, A, b) -> list[frozenset[int]]:
-    """For every vertex, the rows of ``A t <= b`` tight at it; a float evaluation with a crude but safe margin
-    skips the exact check for rows clearly not tight."""
-    import numpy as np
-
-    if not vertices:
-        return []
-    V = np.array([[float(x) for x in v] for v in vertices])
-    Af = np.array([[float(x) for x in a] for a in A]).reshape(len(A), -1)
-    bf = np.array([float(x) for x in b])
-    slack = np.abs(V @ Af.T - bf)
-    scale = np.abs(V) @ np.abs(Af).T + np.abs(bf) + 1e-300
-    maybe = ~(slack > 1e-9 * scale)  # doubles carry relative errors near 1e-16: far below this margin
-    result = []
-    for v, row in zip(vertices, maybe.tolist()):
-        result.append(frozenset(i for i, m in enumerate(row) if m and dot(A[i], v) == b[i]))
-    return result
-
-
 def _face_neurons(complex_, order, vertices) -> list[frozenset[int]]:
     from polyregions.networks._neuron_maps import tight_neurons
 
     net = complex_.regions[0].network
     at_vertex = tight_neurons(net, vertices)
     result = []
-    for dim, verts in order:
+    for _, verts in order:
         found = at_vertex[verts[0]]
         for v in verts[1:]:
             if not found:
@@ -417,13 +317,24 @@ def _check_complex(faces: Sequence[ComplexFace], d: int) -> None:
 class Boundary:
     """``B_N`` and its pieces ``B_{N,k}`` as unions of relatively open faces of the complex.
 
+    Made by :func:`boundary`; faces are indices into ``faces.faces``.
+
     Attributes
     ----------
     faces : FaceComplex
+        The complex the faces belong to.
     facets : tuple of int
         The ``(d-1)``-faces across which the output map changes (``B_N`` is the union of their closures).
     strata : tuple of int
         For every face, the ``k`` with its relative interior in ``B_{N,k}``, or 0 when it is not in ``B_N``.
+
+    Examples
+    --------
+    >>> import polyregions as pr
+    >>> net = pr.Network.from_layers(2, [([[1, 0]], [0], "relu")])  # one bend, along x = 0
+    >>> b = pr.boundary(pr.enumerate_regions(net, pr.box([-1, -1], [1, 1])))
+    >>> b.dim, len(b.facets), b.pieces(1) == b.facets, b.pieces(2)
+    (2, 1, True, ())
     """
 
     faces: FaceComplex
@@ -448,13 +359,28 @@ class Boundary:
 def boundary(source) -> Boundary:
     """``B_N`` and ``B_{N,1..d}`` of a region complex (or of its :class:`FaceComplex`).
 
+    Parameters
+    ----------
+    source : RegionComplex or FaceComplex
+        A region complex on a bounded domain (its face complex is built, without tight neurons), or a face
+        complex from :func:`face_complex`.
+
+    Returns
+    -------
+    Boundary
+
+    Raises
+    ------
+    InvalidInputError
+        When the domain of a region complex is unbounded.
+    CertificateError
+        When the regions do not form a polyhedral complex (see :func:`face_complex`).
+
     Examples
     --------
-    >>> from polyregions.networks.network import Network
-    >>> from polyregions.regions.domains import box
-    >>> from polyregions.regions.enumeration import enumerate_regions
-    >>> net = Network.from_layers(2, [([[1, 0]], [0], "relu")])
-    >>> b = boundary(enumerate_regions(net, box([-1, -1], [1, 1])))
+    >>> import polyregions as pr
+    >>> net = pr.Network.from_layers(2, [([[1, 0]], [0], "relu")])  # one bend, along x = 0
+    >>> b = pr.boundary(pr.enumerate_regions(net, pr.box([-1, -1], [1, 1])))
     >>> [b.faces.vertices[v] for v in b.faces.faces[b.pieces(1)[0]].vertices]
     [(Fraction(0, 1), Fraction(-1, 1)), (Fraction(0, 1), Fraction(1, 1))]
     """

@@ -11,24 +11,22 @@ floats carry proven error bounds.
 
 Examples
 --------
->>> from polyregions.networks.network import Network
->>> from polyregions.regions.domains import box
->>> from polyregions.regions.enumeration import enumerate_regions
->>> net = Network.from_layers(2, [([[1, 1]], [0], "relu")])
->>> v = boundary_volumes(enumerate_regions(net, box([-1, -1], [1, 1])))
+>>> import polyregions as pr
+>>> net = pr.Network.from_layers(2, [([[1, 1]], [0], "relu")])
+>>> v = pr.boundary_volumes(pr.enumerate_regions(net, pr.box([-1, -1], [1, 1])))
 >>> [str(x) for x in v.exact], v.density
 (['2*sqrt(2)', '0'], 0.7071067811865476)
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from polyregions.measures.faces import Boundary, FaceComplex, boundary
 from polyregions.errors import InvalidInputError
+from polyregions.exact._integers import primitive
 from polyregions.exact.linalg import Matrix, Vector, determinant, matmul, rref
 from polyregions.exact.surds import SurdSum, sqrt_of_rational
 
@@ -56,11 +54,10 @@ def _quadratic(w: Vector, G: Matrix | None) -> Fraction:
 
 
 def _primitive(v: Vector) -> tuple[Fraction, tuple[int, ...]]:
-    """``(c, w)`` with ``v = c w``, ``c > 0`` rational and ``w`` a primitive integer vector."""
-    scale = math.lcm(*(x.denominator for x in v))
-    ints = [int(x * scale) for x in v]
-    g = math.gcd(*ints)
-    return Fraction(g, scale), tuple(x // g for x in ints)
+    """``(c, w)`` with ``v = c w`` (``v`` not zero), ``c > 0`` rational and ``w`` a primitive integer vector."""
+    w = primitive(v)
+    i = next(j for j, x in enumerate(w) if x)
+    return Fraction(v[i]) / w[i], w
 
 
 def _surd(c: Fraction, q: Fraction) -> tuple[int, Fraction]:
@@ -111,6 +108,9 @@ def domain_volume(domain: "Domain") -> SurdSum:
 class BoundaryVolumes:
     """``vol_{d-k}(B_{N,k} ∩ K)`` for ``k = 1..d`` (for ``k = d``, the number of points), exactly and as floats.
 
+    Returned by :func:`boundary_volumes`; ``B_{N,k}`` is the part of the boundary where ``k`` neurons switch
+    at once (Hanin & Rolnick), and ``K`` is the domain. All volumes are measured in input space.
+
     Attributes
     ----------
     exact : tuple of SurdSum
@@ -122,6 +122,15 @@ class BoundaryVolumes:
     density, density_error : float
         ``vol_{d-1}(B_N ∩ K) / vol_d(K)`` (``B_{N,1}`` carries all of ``B_N``'s ``(d-1)``-volume) and a bound.
     boundary : Boundary
+        The boundary the volumes were measured on.
+
+    Examples
+    --------
+    >>> import polyregions as pr
+    >>> net = pr.Network.from_layers(2, [([[1, 0], [0, 1]], ["-1/2", 0], "relu"), ([[1, 1]], [0], "linear")])
+    >>> volumes = pr.boundary_volumes(pr.enumerate_regions(net, pr.box([-1, -1], [1, 1])))
+    >>> volumes.values, volumes.errors, str(volumes.domain_volume), str(volumes.density_exact)
+    ((4.0, 1.0), (0.0, 0.0), '4', '1')
     """
 
     exact: tuple[SurdSum, ...]
@@ -159,15 +168,35 @@ def boundary_volumes(source) -> BoundaryVolumes:
     Parameters
     ----------
     source : RegionComplex, FaceComplex or Boundary
+        The regions of a network on a bounded domain of dimension ``d`` (from
+        :func:`~polyregions.regions.enumeration.enumerate_regions`), or their faces or boundary if already computed.
+
+    Returns
+    -------
+    BoundaryVolumes
+        The exact volumes (sums of square roots of rationals), their doubles with proven error bounds, and
+        the density ``vol_{d-1}(B_N ∩ K) / vol_d(K)``.
+
+    Raises
+    ------
+    InvalidInputError
+        When the domain is unbounded, or its volume is too small to be a positive double.
 
     Examples
     --------
-    >>> from polyregions.networks.network import Network
-    >>> from polyregions.regions.domains import box
-    >>> from polyregions.regions.enumeration import enumerate_regions
-    >>> net = Network.from_layers(2, [([[1, 0], [0, 1]], ["-1/2", 0], "relu"), ([[1, 1]], [0], "linear")])
-    >>> [str(v) for v in boundary_volumes(enumerate_regions(net, box([-1, -1], [1, 1]))).exact]
+    The lines ``x = 1/2`` and ``y = 0`` cut the square ``[-1, 1]^2`` along a length of 4 and meet at one point:
+
+    >>> import polyregions as pr
+    >>> net = pr.Network.from_layers(2, [([[1, 0], [0, 1]], ["-1/2", 0], "relu"), ([[1, 1]], [0], "linear")])
+    >>> [str(v) for v in pr.boundary_volumes(pr.enumerate_regions(net, pr.box([-1, -1], [1, 1]))).exact]
     ['4', '1']
+
+    The diagonal ``x + y = 0`` has the irrational length ``2 sqrt(2)``:
+
+    >>> diagonal = pr.Network.from_layers(2, [([[1, 1]], [0], "relu")])
+    >>> volumes = pr.boundary_volumes(pr.enumerate_regions(diagonal, pr.box([-1, -1], [1, 1])))
+    >>> [str(v) for v in volumes.exact], volumes.density
+    (['2*sqrt(2)', '0'], 0.7071067811865476)
     """
     b = source if isinstance(source, Boundary) else boundary(source)
     fc = b.faces

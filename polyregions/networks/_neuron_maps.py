@@ -22,7 +22,6 @@ Examples
 from __future__ import annotations
 
 import bisect
-import math
 import weakref
 from dataclasses import dataclass
 from fractions import Fraction
@@ -31,6 +30,7 @@ from typing import TYPE_CHECKING, Sequence
 from flint import fmpz_mat
 
 from polyregions.errors import InvalidInputError
+from polyregions.exact._integers import lcm
 from polyregions.exact.linalg import Vector
 from polyregions.exact.rationals import rational_vector
 
@@ -38,10 +38,6 @@ if TYPE_CHECKING:
     from polyregions.networks.network import Network
 
 __all__ = ["PatternMaps", "integer_layers", "exact_preactivations", "tight_neurons"]
-
-
-def _lcm(values) -> int:
-    return math.lcm(1, *(Fraction(v).denominator for v in values))
 
 
 @dataclass(frozen=True)
@@ -73,12 +69,12 @@ def _integer_layer(layer) -> IntegerLayer:
     if hit is not None and hit[0]() is layer:
         return hit[1]
     values = [v for row in layer.weight for v in row] + list(layer.bias)
-    d = _lcm(values)
+    d = lcm(values)
     rows = [[v.numerator * (d // v.denominator) for v in row] + [bj.numerator * (d // bj.denominator)]
             for row, bj in zip(layer.weight, layer.bias)]
     rows.append([0] * layer.fan_in + [d])
     act = layer.activation
-    dq, dp = _lcm(act.slopes), _lcm(act.intercepts)
+    dq, dp = lcm(act.slopes), lcm(act.intercepts)
     result = IntegerLayer(fmpz_mat(rows), d, tuple(int(q * dq) for q in act.slopes), dq,
                           tuple(int(p * dp) for p in act.intercepts), dp, act.breakpoints, act.is_linear,
                           layer.width)
@@ -190,7 +186,7 @@ def _homogeneous(points: Sequence[Sequence], k: int) -> tuple[list[int], int]:
             rational_vector(p, what="point", length=k)
         if len(x) != k:
             raise InvalidInputError(f"point: expected {k} coordinates, got {len(x)}")
-        w = _lcm(x)
+        w = lcm(x)
         columns.append([int(v * w) for v in x] + [w])
     n = len(columns)
     return [columns[j][i] for i in range(k + 1) for j in range(n)], n

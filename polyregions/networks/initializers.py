@@ -26,11 +26,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from polyregions.networks.activations import Activation, activation_from_json, linear, relu
 from polyregions.errors import InvalidInputError
+from polyregions.networks.activations import Activation, activation_from_json, linear, relu
 from polyregions.networks.network import Layer, Network
 
-__all__ = ["he_normal", "pytorch_default", "gaussian"]
+__all__ = ["he_normal", "pytorch_default", "gaussian", "random_generator"]
 
 
 def _check_widths(widths: Any) -> list[int]:
@@ -46,7 +46,30 @@ def _check_widths(widths: Any) -> list[int]:
     return [int(w) for w in widths]
 
 
-def _generator(seed: Any) -> np.random.Generator:
+def random_generator(seed: Any) -> np.random.Generator:
+    """The numpy generator a seed stands for: ``numpy.random.default_rng(seed)``, or ``seed`` itself when it is
+    a generator already (then draws continue its stream).
+
+    Parameters
+    ----------
+    seed : int or numpy.random.Generator
+        A non-negative integer, or a generator.
+
+    Returns
+    -------
+    numpy.random.Generator
+
+    Raises
+    ------
+    InvalidInputError
+        When ``seed`` is neither (a negative integer, a bool, a float, None...).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(5)
+    >>> random_generator(rng) is rng, random_generator(5).random() == rng.random()
+    (True, True)
+    """
     if isinstance(seed, np.random.Generator):
         return seed
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0:
@@ -100,13 +123,41 @@ def he_normal(widths: Sequence[int], *, seed: int | np.random.Generator, bias_st
 
     The default ``bias_std = 1e-3`` is Hanin & Rolnick's set-up (bias variance ``1e-6``).
 
+    Parameters
+    ----------
+    widths : sequence of int
+        ``[n0, n1, ..., nL]``: the input dimension and the widths of the hidden layers.
+    seed : int or numpy.random.Generator, keyword-only
+        A non-negative integer, or a generator whose stream the draws continue.
+    bias_std : float, keyword-only
+        The standard deviation of the biases (0: zero biases).
+    activation : Activation or str, keyword-only
+        The activation of every hidden layer.
+    output_dim : int or None, keyword-only
+        The width of a linear output layer added after the hidden layers (None: no output layer).
+    dtype : float32 or float64, keyword-only
+        The float type the draws are rounded to before they are taken exactly.
+
+    Returns
+    -------
+    Network
+        With exact rational parameters: the values of the rounded draws.
+
+    Raises
+    ------
+    InvalidInputError
+        For widths that are not a list of at least two positive integers, a bad seed, a negative or non-finite
+        ``bias_std``, an unknown activation, ``output_dim`` or ``dtype``.
+
     Examples
     --------
     >>> net = he_normal([2, 64, 64, 64], seed=1)
     >>> net.widths, net.layers[0].activation.name
     ((64, 64, 64), 'relu')
+    >>> he_normal([1, 2], seed=0, bias_std=0).layers[0].bias
+    (Fraction(0, 1), Fraction(0, 1))
     """
-    rng = _generator(seed)
+    rng = random_generator(seed)
     bias_std = _nonnegative(bias_std, "bias_std")
 
     def draw(width, fan_in):
@@ -122,13 +173,39 @@ def pytorch_default(widths: Sequence[int], *, seed: int | np.random.Generator,
 
     The same distribution as torch, not torch's random stream (draws come from numpy with ``seed``).
 
+    Parameters
+    ----------
+    widths : sequence of int
+        ``[n0, n1, ..., nL]``: the input dimension and the widths of the hidden layers.
+    seed : int or numpy.random.Generator, keyword-only
+        A non-negative integer, or a generator whose stream the draws continue.
+    activation : Activation or str, keyword-only
+        The activation of every hidden layer.
+    output_dim : int or None, keyword-only
+        The width of a linear output layer added after the hidden layers (None: no output layer).
+    dtype : float32 or float64, keyword-only
+        The float type the draws are rounded to before they are taken exactly.
+
+    Returns
+    -------
+    Network
+        With exact rational parameters: the values of the rounded draws.
+
+    Raises
+    ------
+    InvalidInputError
+        For widths that are not a list of at least two positive integers, a bad seed, an unknown activation,
+        ``output_dim`` or ``dtype``.
+
     Examples
     --------
     >>> net = pytorch_default([4, 16], seed=0)
     >>> all(abs(w) <= Fraction(1, 2) for row in net.layers[0].weight for w in row)
     True
+    >>> pytorch_default([4, 16], seed=0, output_dim=1).widths
+    (16, 1)
     """
-    rng = _generator(seed)
+    rng = random_generator(seed)
 
     def draw(width, fan_in):
         bound = 1.0 / math.sqrt(fan_in)
@@ -143,12 +220,42 @@ def gaussian(widths: Sequence[int], *, seed: int | np.random.Generator, weight_v
 
     ``weight_variance = 2`` is :func:`he_normal`; Raghu et al. 2017 vary it as ``sigma_w^2``.
 
+    Parameters
+    ----------
+    widths : sequence of int
+        ``[n0, n1, ..., nL]``: the input dimension and the widths of the hidden layers.
+    seed : int or numpy.random.Generator, keyword-only
+        A non-negative integer, or a generator whose stream the draws continue.
+    weight_variance : float, keyword-only
+        ``sigma_w^2``: the weights' variance times the fan-in.
+    bias_std : float, keyword-only
+        The standard deviation of the biases (0: zero biases).
+    activation : Activation or str, keyword-only
+        The activation of every hidden layer.
+    output_dim : int or None, keyword-only
+        The width of a linear output layer added after the hidden layers (None: no output layer).
+    dtype : float32 or float64, keyword-only
+        The float type the draws are rounded to before they are taken exactly.
+
+    Returns
+    -------
+    Network
+        With exact rational parameters: the values of the rounded draws.
+
+    Raises
+    ------
+    InvalidInputError
+        For widths that are not a list of at least two positive integers, a bad seed, a negative or non-finite
+        ``weight_variance`` or ``bias_std``, an unknown activation, ``output_dim`` or ``dtype``.
+
     Examples
     --------
     >>> gaussian([2, 8], seed=3, weight_variance=2.0) == he_normal([2, 8], seed=3)
     True
+    >>> gaussian([1, 3], seed=0, weight_variance=0, bias_std=0).layers[0].weight
+    ((Fraction(0, 1),), (Fraction(0, 1),), (Fraction(0, 1),))
     """
-    rng = _generator(seed)
+    rng = random_generator(seed)
     scale = _nonnegative(weight_variance, "weight_variance")
     bias_std = _nonnegative(bias_std, "bias_std")
 

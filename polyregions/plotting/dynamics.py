@@ -8,7 +8,8 @@ from polyregions.errors import InvalidInputError
 
 if TYPE_CHECKING:
     from polyregions.regions.domains import Domain
-    from polyregions.experiments.training import Dataset, RegionHistory
+    from polyregions.experiments.datasets import Dataset
+    from polyregions.experiments.training import RegionHistory
 
 __all__ = ["plot_region_counts", "plot_snapshots"]
 
@@ -33,7 +34,8 @@ def plot_region_counts(histories: "RegionHistory | Sequence[RegionHistory]", *,
 
     Examples
     --------
-    >>> from polyregions.experiments.training import moons, region_history, square_domain
+    >>> from polyregions.experiments.datasets import moons, square_domain
+    >>> from polyregions.experiments.training import region_history
     >>> run = region_history(moons(100), [8, 8], epochs=1, domain=square_domain())
     >>> ax = plot_region_counts(run)  # doctest: +SKIP
     """

@@ -18,9 +18,10 @@ from typing import Any, Sequence
 from polyregions.errors import CertificateError, InfeasibleError, InvalidInputError, UnboundedError
 from polyregions.polyhedra.face_lattice import FaceLattice, face_lattice
 from polyregions.exact.linalg import Matrix, Vector, dot, matmul, matvec, rank, rref
+from polyregions.exact._integers import primitive
 from polyregions.exact.lp import feasible_point, maximize, strict_point
 from polyregions.exact.rationals import rational_matrix, rational_vector
-from polyregions.polyhedra.vertex_enumeration import VRepresentation, enumerate_facets, enumerate_vertices, primitive
+from polyregions.polyhedra.vertex_enumeration import VRepresentation, enumerate_facets, enumerate_vertices
 from polyregions.polyhedra.volume import volume as _volume
 
 __all__ = ["Polytope", "sqrt_upper_bound"]
@@ -44,6 +45,20 @@ def _is_exact_matrix(rows: Any) -> bool:
 class Polytope:
     """The set ``{x in Q^dim : A x <= b}``; it may be unbounded, empty or lower-dimensional.
 
+    Build one with a factory (:meth:`from_inequalities`, :meth:`box`, :meth:`from_vertices`, :meth:`simplex`,
+    :meth:`cross_polytope`, :meth:`permutahedron`, :meth:`space`, :meth:`empty`) or directly from ``A``,
+    ``b`` and ``dim``; every entry is read at its exact rational value (see
+    :func:`~polyregions.exact.rationals.rational`).
+
+    Parameters
+    ----------
+    A : sequence of sequences of numbers
+        The rows ``a_i``, each of length ``dim``.
+    b : sequence of numbers
+        The right-hand sides, one per row.
+    dim : int
+        The ambient dimension (explicit, so that a polytope without rows, all of R^dim, works).
+
     Attributes
     ----------
     A : tuple of tuple of Fraction
@@ -51,18 +66,28 @@ class Polytope:
     b : tuple of Fraction
         The right-hand sides.
     dim : int
-        The ambient dimension (explicit, so that a polytope without rows, all of R^dim, works).
+        The ambient dimension.
+
+    Raises
+    ------
+    InvalidInputError
+        When an entry is not a number, a row does not have ``dim`` entries, or ``b`` does not have one entry
+        per row.
 
     Notes
     -----
     ``==`` compares descriptions (rows in order); :meth:`equals` compares sets, through the canonical form
     of :meth:`irredundant`. Generators are computed once per object and kept (the object is immutable).
+    Every operation returns a new polytope.
 
     Examples
     --------
-    >>> square = Polytope.box([0, 0], [1, 1])
+    >>> import polyregions as pr
+    >>> square = pr.Polytope.box([0, 0], [1, 1])
     >>> square.volume(), len(square.vertices()), square.contains(["1/2", 1])
     (Fraction(1, 1), 4, True)
+    >>> pr.Polytope([[1, 1]], [1], 2).is_bounded()
+    False
     """
 
     A: Matrix
@@ -90,7 +115,25 @@ class Polytope:
 
     @classmethod
     def from_inequalities(cls, A: Any, b: Any, *, dim: int | None = None) -> "Polytope":
-        """The set ``{x : A x <= b}``; ``dim`` is needed only when ``A`` has no rows.
+        """The set ``{x : A x <= b}``.
+
+        Parameters
+        ----------
+        A : sequence of sequences of numbers or 2-D array
+            The rows, read exactly.
+        b : sequence of numbers or 1-D array
+            The right-hand sides, one per row.
+        dim : int, optional, keyword-only
+            The ambient dimension; needed only when ``A`` has no rows.
+
+        Returns
+        -------
+        Polytope
+
+        Raises
+        ------
+        InvalidInputError
+            When the shapes disagree, an entry is not a number, or ``A`` has no rows and ``dim`` is missing.
 
         Examples
         --------
@@ -111,6 +154,21 @@ class Polytope:
     @classmethod
     def box(cls, lower: Any, upper: Any) -> "Polytope":
         """The box ``{lower <= x <= upper}``.
+
+        Parameters
+        ----------
+        lower, upper : sequence of numbers
+            The corners, of equal length (the dimension), with ``lower <= upper`` in every coordinate.
+
+        Returns
+        -------
+        Polytope
+            Rows ``x_i <= upper_i`` and ``-x_i <= -lower_i`` for each coordinate in turn.
+
+        Raises
+        ------
+        InvalidInputError
+            When the lengths differ, are zero, or ``lower_i > upper_i``.
 
         Examples
         --------
@@ -180,7 +238,19 @@ class Polytope:
                       ) -> "Polytope":
         """The convex hull of points (plus the cone of rays and the span of lines), exactly.
 
-        The result is in the canonical irredundant form of :meth:`irredundant`.
+        Parameters
+        ----------
+        points : sequence of points
+            The points; none gives the empty set (then ``dim`` is needed).
+        rays, lines : sequence of vectors, keyword-only
+            Directions of the recession cone and of the lineality space (default none).
+        dim : int, optional, keyword-only
+            The ambient dimension; needed only when there are no points.
+
+        Returns
+        -------
+        Polytope
+            The set, in the canonical irredundant form of :meth:`irredundant`.
 
         Examples
         --------
@@ -208,7 +278,19 @@ class Polytope:
     # Membership and LP questions
 
     def contains(self, x: Any) -> bool:
-        """True when ``A x <= b`` (closed, exact)."""
+        """True when ``A x <= b`` (closed, exact).
+
+        Parameters
+        ----------
+        x : sequence of numbers
+            A point of length ``dim``, read exactly.
+
+        Examples
+        --------
+        >>> square = Polytope.box([0, 0], [1, 1])
+        >>> square.contains([1, "1/2"]), square.contains_strictly([1, "1/2"])
+        (True, False)
+        """
         x = rational_vector(x, what="x", length=self.dim)
         return all(dot(row, x) <= bi for row, bi in zip(self.A, self.b))
 
@@ -218,7 +300,13 @@ class Polytope:
         return all(dot(row, x) < bi for row, bi in zip(self.A, self.b))
 
     def is_empty(self) -> bool:
-        """True when no point satisfies ``A x <= b`` (certified)."""
+        """True when no point satisfies ``A x <= b`` (certified).
+
+        Examples
+        --------
+        >>> Polytope.from_inequalities([[1], [-1]], [0, -1]).is_empty(), Polytope.empty(2).is_empty()
+        (True, True)
+        """
         return feasible_point(self.A, self.b, dim=self.dim) is None
 
     def is_bounded(self) -> bool:
@@ -226,6 +314,11 @@ class Polytope:
 
         ``{A d <= 0} = {0}`` exactly when ``A`` has rank ``dim`` and some ``y > 0`` has ``y A = 0``
         (Stiemke's lemma); that ``y`` is found by a certified program.
+
+        Examples
+        --------
+        >>> Polytope.simplex(3).is_bounded(), Polytope.from_inequalities([[1, 0]], [1]).is_bounded()
+        (True, False)
         """
         if self.dim == 0 or self.is_empty():
             return True
@@ -291,7 +384,21 @@ class Polytope:
         return self.interior_point() is not None
 
     def interior_point(self) -> Vector | None:
-        """An exact ``x`` with ``A x < b`` in every row, or None when there is none."""
+        """An exact ``x`` with ``A x < b`` in every row, or None when there is none.
+
+        Returns
+        -------
+        tuple of Fraction or None
+            A point of the interior, certified exactly; None for an empty or lower-dimensional set.
+
+        Examples
+        --------
+        >>> square = Polytope.box([0, 0], [1, 1])
+        >>> square.contains_strictly(square.interior_point())
+        True
+        >>> print(Polytope.from_inequalities([[1, 0], [-1, 0]], [0, 0]).interior_point())
+        None
+        """
         return strict_point(self.A, self.b, dim=self.dim)
 
     def relative_interior_point(self) -> Vector | None:
@@ -395,7 +502,19 @@ class Polytope:
         return Polytope(A, b, self.dim)
 
     def equals(self, other: "Polytope") -> bool:
-        """True when both describe the same set (compares canonical forms)."""
+        """True when both describe the same set (compares canonical forms).
+
+        Raises
+        ------
+        InvalidInputError
+            When ``other`` is not a :class:`Polytope` of the same dimension.
+
+        Examples
+        --------
+        >>> interval = Polytope.from_inequalities([[1], [2], [-1]], [1, 5, 0])
+        >>> interval == Polytope.box([0], [1]), interval.equals(Polytope.box([0], [1]))
+        (False, True)
+        """
         if not isinstance(other, Polytope) or other.dim != self.dim:
             raise InvalidInputError(f"equals: expected a Polytope of dimension {self.dim}, got {other!r}")
         return self.irredundant() == other.irredundant()
@@ -413,6 +532,11 @@ class Polytope:
 
     def vertices(self) -> tuple[Vector, ...]:
         """The vertices (when there are lines, the vertices of ``P`` cut by a complement of them).
+
+        Returns
+        -------
+        tuple of tuple of Fraction
+            The exact vertices; empty for the empty set.
 
         Examples
         --------
@@ -446,6 +570,10 @@ class Polytope:
     def volume(self) -> Fraction:
         """The exact ``dim``-volume (0 for empty and lower-dimensional sets).
 
+        Returns
+        -------
+        Fraction
+
         Raises
         ------
         UnboundedError
@@ -476,13 +604,36 @@ class Polytope:
     # Operations
 
     def intersection(self, other: "Polytope") -> "Polytope":
-        """The intersection (rows of both)."""
+        """The intersection (rows of both).
+
+        Raises
+        ------
+        InvalidInputError
+            When ``other`` is not a :class:`Polytope` of the same dimension.
+
+        Examples
+        --------
+        >>> Polytope.box([0, 0], [1, 1]).intersection(Polytope.simplex(2)).volume()
+        Fraction(1, 2)
+        """
         if not isinstance(other, Polytope) or other.dim != self.dim:
             raise InvalidInputError(f"intersection: expected a Polytope of dimension {self.dim}, got {other!r}")
         return Polytope(self.A + other.A, self.b + other.b, self.dim)
 
     def preimage(self, M: Any, t: Any = None) -> "Polytope":
         """``{y : M y + t in P}`` for a ``dim x k`` matrix ``M`` (t defaults to 0).
+
+        Parameters
+        ----------
+        M : sequence of sequences of numbers
+            A ``dim x k`` matrix.
+        t : sequence of numbers, optional
+            A vector of length ``dim``; 0 when omitted.
+
+        Returns
+        -------
+        Polytope
+            A polytope in ``R^k`` with one row per row of ``P`` (no row is dropped or simplified).
 
         Examples
         --------
@@ -498,6 +649,18 @@ class Polytope:
 
     def image(self, M: Any, t: Any = None) -> "Polytope":
         """``{M x + t : x in P}`` for a ``k x dim`` matrix ``M``, in canonical form (uses the generators).
+
+        Parameters
+        ----------
+        M : sequence of sequences of numbers
+            A ``k x dim`` matrix.
+        t : sequence of numbers, optional
+            A vector of length ``k``; 0 when omitted.
+
+        Returns
+        -------
+        Polytope
+            The image in ``R^k``, in the canonical form of :meth:`irredundant`.
 
         Examples
         --------
@@ -517,6 +680,17 @@ class Polytope:
 
     def restrict(self, origin: Any, directions: Any) -> "Polytope":
         """``{s : origin + sum_i s_i directions_i in P}`` (a slice in the coordinates ``s``).
+
+        Parameters
+        ----------
+        origin : sequence of numbers
+            A point of ``R^dim``.
+        directions : sequence of vectors
+            ``k`` vectors of ``R^dim``; the slice lives in ``R^k``.
+
+        Returns
+        -------
+        Polytope
 
         Examples
         --------

@@ -28,6 +28,7 @@ from typing import Sequence
 import numpy as np
 
 from polyregions.errors import InvalidInputError
+from polyregions.exact._integers import primitive
 from polyregions.exact.linalg import Vector, nullspace, rref
 
 __all__ = [
@@ -35,7 +36,6 @@ __all__ = [
     "VRepresentation",
     "HRepresentation",
     "ORDERS",
-    "primitive",
     "cone_generators",
     "enumerate_vertices",
     "enumerate_facets",
@@ -112,23 +112,6 @@ class HRepresentation:
     e: Vector
     facet_points: tuple[frozenset[int], ...]
     dim: int
-
-
-def primitive(values: Sequence) -> tuple[int, ...]:
-    """Return the primitive integer vector on the ray of a rational vector (positive scaling only).
-
-    Examples
-    --------
-    >>> primitive([Fraction(1, 2), Fraction(-3, 4), 0])
-    (2, -3, 0)
-    """
-    fractions = [Fraction(v) for v in values]
-    lcm = 1
-    for v in fractions:
-        lcm = lcm * v.denominator // math.gcd(lcm, v.denominator)
-    ints = [int(v * lcm) for v in fractions]
-    g = math.gcd(*ints)
-    return tuple(v // g for v in ints) if g > 1 else tuple(ints)
 
 
 # ---------------------------------------------------------------------------------------------------------

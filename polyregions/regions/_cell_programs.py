@@ -1,8 +1,9 @@
 """Certified programs over a cell in integer form: the one question layerwise refinement asks.
 
-A cell is ``{x : a . x <= c for every row}`` with primitive integer rows ``(a_1, ..., a_k, c)``, kept with an
-exact point strictly inside. Points are homogeneous integers ``(X_1, ..., X_k, w)`` with ``w > 0`` standing
-for ``X / w``, so that every sign below is a sum of integer products.
+A cell is ``{x : a . x <= c for every row}`` with primitive integer rows ``(a_1, ..., a_k, c)``
+(:func:`polyregions.exact._integers.primitive`), kept with an exact point strictly inside. Points are homogeneous
+integers ``(X_1, ..., X_k, w)`` with ``w > 0`` standing for ``X / w``, so that every sign below is a sum of integer
+products.
 
 :func:`point_beyond` asks whether the cell reaches beyond a hyperplane. HiGHS answers in floating point; a
 yes is kept only as an exact point checked against every row, a no only with exact multipliers (``y >= 0``
@@ -21,28 +22,15 @@ import numpy as np
 from flint import fmpq_mat
 
 from polyregions.errors import CertificateError
+from polyregions.exact._integers import lcm
 from polyregions.exact.linalg import Vector
 from polyregions.exact.lp import highs_maximize, maximize
 
-__all__ = ["Row", "Point", "primitive_row", "negated", "value", "homogeneous", "float_point", "to_fractions",
+__all__ = ["Row", "Point", "negated", "value", "homogeneous", "float_point", "to_fractions",
            "float_rows", "strictly_inside", "toward", "exit_point", "shortened", "point_beyond"]
 
 Row = tuple[int, ...]    # (a_1, ..., a_k, c): the half-space a . x <= c
 Point = tuple[int, ...]  # (X_1, ..., X_k, w), w > 0: the point X / w
-
-
-def primitive_row(a: Sequence, c) -> Row:
-    """The row ``a . x <= c`` (exact rationals: fractions, integers or FLINT's) as coprime integers, the same
-    half-space.
-
-    >>> primitive_row([Fraction(1, 2), Fraction(-3, 4)], Fraction(1))
-    (2, -3, 4)
-    """
-    pairs = [(int(v.numerator), int(v.denominator)) for v in list(a) + [c]]
-    scale = math.lcm(*(q for _, q in pairs))
-    integers = [p * (scale // q) for p, q in pairs]
-    divisor = math.gcd(*integers) or 1
-    return tuple(v // divisor for v in integers)
 
 
 def negated(row: Row) -> Row:
@@ -57,7 +45,7 @@ def value(row: Row, point: Point) -> int:
 
 def homogeneous(x: Sequence[Fraction]) -> Point:
     """The point ``x`` (exact rationals) in homogeneous integers."""
-    w = math.lcm(*(Fraction(v).denominator for v in x)) if len(x) else 1
+    w = lcm(x)
     return tuple(int(v * w) for v in x) + (w,)
 
 

@@ -3,9 +3,10 @@
 Each region of layer l-1 carries the affine map ``t -> M t + c`` of the layer's input on it; the next layer's
 neurons pulled back through that map are hyperplanes, and every hyperplane that meets the region's interior
 splits it. Whether it meets the interior is decided exactly, never by a tolerance. In a bounded domain of
-dimension up to ``VERTEX_DIMENSION`` every cell carries its vertices and edges (:mod:`polyregions.regions._cell_vertices`):
-the signs of the vertices decide, and a cut updates them, with no linear program. Otherwise an exact witness on
-the far side or a certified linear program decides (:mod:`polyregions.regions._cell_programs`).
+dimension up to ``VERTEX_DIMENSION`` every cell carries its vertices and edges
+(:mod:`polyregions.regions._cell_vertices`): the signs of the vertices decide, and a cut updates them, with no
+linear program. Otherwise an exact witness on the far side or a certified linear program decides
+(:mod:`polyregions.regions._cell_programs`).
 
 Cells remember, for their rows, points of the row's hyperplane where every other row holds strictly (*facet
 points*). A split hands each facet point to the side that holds it strictly and gives the new row the point
@@ -17,25 +18,26 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, replace
-from functools import partial
 from fractions import Fraction
+from functools import partial
 from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 from flint import fmpq, fmpq_mat
 
+from polyregions._progress import progress_bar
+from polyregions.errors import CertificateError, InvalidInputError
+from polyregions.exact._integers import primitive
+from polyregions.exact.lp import Backend, strict_point
 from polyregions.regions import _cell_programs as cp
 from polyregions.regions import _cell_vertices as cv
 from polyregions.regions._cell_programs import Point, Row
 from polyregions.regions._cell_vertices import CellVertices
-from polyregions.errors import CertificateError, InvalidInputError
-from polyregions.exact.lp import strict_point
-from polyregions._progress import progress_bar
 from polyregions.regions.complex import Region, RegionComplex, sorted_complex
 
 if TYPE_CHECKING:
-    from polyregions.regions.domains import Domain
     from polyregions.networks.network import Network
+    from polyregions.regions.domains import Domain
 
 __all__ = ["refine"]
 
@@ -85,7 +87,7 @@ def _rebuilt_cell(rows, floats, point, pattern, M, c, facet_points, domain_rows,
     return _Cell(rows, floats, point, pattern, matrix(*M), matrix(*c), facet_points, domain_rows, vertices)
 
 
-def refine(network: "Network", domain: "Domain", *, backend: str = "highs", progress: bool = False,
+def refine(network: "Network", domain: "Domain", *, backend: Backend = "highs", progress: bool = False,
            workers: int = 1) -> RegionComplex:
     """Enumerate the activation regions of ``network`` in ``domain`` exactly, in any dimension.
 
@@ -109,7 +111,7 @@ def refine(network: "Network", domain: "Domain", *, backend: str = "highs", prog
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InvalidInputError(f"workers: expected a positive integer, got {workers!r}")
     k = domain.dim
-    rows = tuple(cp.primitive_row(a, bi) for a, bi in zip(domain.region.A, domain.region.b))
+    rows = tuple(primitive((*a, bi)) for a, bi in zip(domain.region.A, domain.region.b))
     identity = fmpq_mat([[fmpq(int(i == j)) for j in range(k)] for i in range(k)]) if k else fmpq_mat(0, 0)
     whole = _Cell(rows, cp.float_rows(rows, k), cp.homogeneous(domain.region.interior_point()), (), identity,
                   fmpq_mat(k, 1), (None,) * len(rows), 0)
@@ -134,7 +136,7 @@ def _geometry(rows: tuple[Row, ...], point: Point):
             cp.to_fractions(point))
 
 
-def _refined(cells: list[_Cell], layers, backend: str, bar=None, finish=lambda cell: cell) -> list[_Cell]:
+def _refined(cells: list[_Cell], layers, backend: Backend, bar=None, finish=lambda cell: cell) -> list[_Cell]:
     """The cells refined by the layers, one after the other (``finish`` applied to the last layer's cells as
     they are made); ``bar`` advances by one per layer, in steps of one cell."""
     for position, layer in enumerate(layers):
@@ -149,13 +151,13 @@ def _refined(cells: list[_Cell], layers, backend: str, bar=None, finish=lambda c
     return cells
 
 
-def _finished(cells: list[_Cell], layers, backend: str, bar=None) -> list[_Cell]:
+def _finished(cells: list[_Cell], layers, backend: Backend, bar=None) -> list[_Cell]:
     """``_refined``, each final cell given the facet points it still lacks as soon as it is made (where the
     cells are, and before the vertices of the next ones are built)."""
     return _refined(cells, layers, backend, bar, finish=_with_facet_points)
 
 
-def _refined_in_processes(cells: list[_Cell], layers, backend: str, workers: int, bar) -> list[_Cell]:
+def _refined_in_processes(cells: list[_Cell], layers, backend: Backend, workers: int, bar) -> list[_Cell]:
     """``_finished`` on interleaved shares of the cells in worker processes; an interrupt cancels the rest."""
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
@@ -186,7 +188,7 @@ class _ExactLayer:
                      for k in range(len(activation.breakpoints) + 1)]
 
 
-def _refine_cell(cell: _Cell, layer: _ExactLayer, backend: str) -> list[_Cell]:
+def _refine_cell(cell: _Cell, layer: _ExactLayer, backend: Backend) -> list[_Cell]:
     G = layer.W * cell.M   # the layer's pre-activations on the cell: G t + g
     g = layer.W * cell.c + layer.bias
     n, k = G.nrows(), G.ncols()
@@ -196,7 +198,7 @@ def _refine_cell(cell: _Cell, layer: _ExactLayer, backend: str) -> list[_Cell]:
             a = [G[j, i] for i in range(k)]
             if any(a):
                 for xi in layer.breakpoints:
-                    row = cp.primitive_row(a, xi - g[j, 0])
+                    row = primitive((*a, xi - g[j, 0]))
                     pieces = [part for piece in pieces for part in _split(piece, row, backend)]
     children = []
     for piece in pieces:
@@ -211,7 +213,7 @@ def _refine_cell(cell: _Cell, layer: _ExactLayer, backend: str) -> list[_Cell]:
     return children
 
 
-def _split(cell: _Cell, row: Row, backend: str) -> list[_Cell]:
+def _split(cell: _Cell, row: Row, backend: Backend) -> list[_Cell]:
     """The non-empty open parts of ``cell`` below and above the hyperplane of ``row``."""
     if cell.vertices is not None:
         return _split_by_vertices(cell, row)
@@ -283,7 +285,7 @@ def _with_facet_points(cell: _Cell) -> _Cell:
     return replace(cell, facet_points=tuple(points), vertices=None)
 
 
-def _far_point(cell: _Cell, far: Row, backend: str) -> Optional[Point]:
+def _far_point(cell: _Cell, far: Row, backend: Backend) -> Optional[Point]:
     """A point strictly inside the cell violating ``far`` (which its interior point satisfies strictly), or None
     when the cell lies on one side (certified).
 
@@ -300,7 +302,7 @@ def _far_point(cell: _Cell, far: Row, backend: str) -> Optional[Point]:
     return cp.point_beyond(cell.rows, cell.floats, cell.point, far, backend=backend)
 
 
-def _irredundant(cell: _Cell, backend: str) -> _Cell:
+def _irredundant(cell: _Cell, backend: Backend) -> _Cell:
     """The cell without the rows after the domain's that are not facets, and with a point in every facet.
 
     A ray from the interior point that leaves the cell through one row alone finds a point of that facet; rays
@@ -340,7 +342,7 @@ def _plane(row: Row) -> tuple[Row, int]:
     return (row if sign > 0 else cp.negated(row)), sign
 
 
-def _adjacency(cells: list[_Cell], regions: list[Region], net: "Network", backend: str
+def _adjacency(cells: list[_Cell], regions: list[Region], net: "Network", backend: Backend
                ) -> set[tuple[tuple, tuple]]:
     """Pairs of patterns of regions whose closures share a facet (the domain's own rows are never shared).
 
@@ -444,11 +446,11 @@ class _FloatPatterns:
         return patterns
 
 
-def _share_facet(region: Region, other: Region, row: int, backend: str) -> bool:
+def _share_facet(region: Region, other: Region, row: int, backend: Backend) -> bool:
     """Whether the closures meet in a (k-1)-dimensional set inside the hyperplane of ``region.A[row]``."""
     a, bi = region.A[row], region.b[row]
-    plane = _plane(cp.primitive_row(a, bi))[0]
-    keep = [j for j in range(len(other.A)) if _plane(cp.primitive_row(other.A[j], other.b[j]))[0] != plane]
+    plane = _plane(primitive((*a, bi)))[0]
+    keep = [j for j in range(len(other.A)) if _plane(primitive((*other.A[j], other.b[j])))[0] != plane]
     A = region.A[:row] + region.A[row + 1:] + tuple(other.A[j] for j in keep)
     b = region.b[:row] + region.b[row + 1:] + tuple(other.b[j] for j in keep)
     return strict_point(A, b, E=(a,), e=(bi,), dim=region.dim, backend=backend) is not None

@@ -1,0 +1,25 @@
+"""Vectorised mesh refinement: exact activation regions of a network on a segment or a polygon.
+
+The domain (a segment or a convex polygon in domain coordinates ``t``) is kept as a mesh: vertices, edges and
+faces, the faces being the current regions. Layer by layer, every neuron of the layer cuts the mesh at each of
+its breakpoints: the layer's pre-activations are affine on every current face, so an edge whose ends lie on
+opposite sides of a breakpoint gets a new vertex, and a face with vertices on both sides is split along the
+chord joining its two crossing points. Faces, edges and vertices are numpy arrays and each cut is done for all
+faces at once.
+
+Every sign is decided exactly. Pre-activations are carried at the vertices as doubles with proven error bounds
+(:mod:`polyregions.networks._float_filter`); a sign the bound does not prove is decided with integers, from the layer's
+exact affine map on the vertex's region and the vertex's exact coordinates. Those coordinates, and the exact
+inequalities of every region, come from exact integer lines: every edge lies on the line where one neuron, on
+one region of the previous layers, meets one of its breakpoints. Exact affine maps are computed with integers
+modulo several word-sized primes (matrix products in double precision, exact below ``2^53``) and recovered by
+Chinese remaindering, with enough primes for a proven bound on their size.
+
+Modules: :mod:`.engine` (the entry points), :mod:`.mesh` (the refinement loop shared by both dimensions),
+:mod:`.mesh_1d` and :mod:`.mesh_2d` (the splits of intervals and of polygons), :mod:`.exact_maps` (exact affine
+maps by modular arithmetic), :mod:`.support` (shared bits and arrays).
+"""
+
+from polyregions.regions._mesh.engine import mesh_regions, refine_mesh
+
+__all__ = ["refine_mesh", "mesh_regions"]

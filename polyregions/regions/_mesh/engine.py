@@ -1,0 +1,100 @@
+"""The entry points of the mesh engine: a network and a bounded 1-D or 2-D domain in, exact regions out."""
+
+from __future__ import annotations
+
+import contextlib
+from fractions import Fraction
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+
+from polyregions.errors import InvalidInputError
+from polyregions.regions._mesh.mesh_1d import Mesh1D
+from polyregions.regions._mesh.mesh_2d import Mesh2D
+from polyregions.regions._mesh.support import collector_paused
+from polyregions.regions.complex import Region, RegionComplex, complex_from_arrays
+
+if TYPE_CHECKING:
+    from polyregions.networks.network import Network
+    from polyregions.regions.domains import Domain
+
+__all__ = ["refine_mesh", "mesh_regions"]
+
+
+def refine_mesh(network: "Network", domain: "Domain", *, progress: bool = False) -> RegionComplex:
+    """Enumerate the activation regions of ``network`` on a bounded 1-D or 2-D ``domain`` exactly.
+
+    Parameters
+    ----------
+    network : Network
+    domain : Domain
+        A bounded domain of dimension 1 (a segment, a 1-D box or slice) or 2 (a polygon, a 2-D box or slice).
+    progress : bool, keyword-only
+        Show a progress bar over the neurons' breakpoints (on a terminal).
+
+    Returns
+    -------
+    RegionComplex
+        With ``engine="mesh"`` and ``exact=True``; regions in domain coordinates.
+
+    Examples
+    --------
+    >>> from polyregions.networks.network import Network
+    >>> from polyregions.networks.activations import relu
+    >>> from polyregions.regions import domains as dom
+    >>> net = Network.from_layers(2, [([[1, 0], [0, 1], [1, 1]], [0, 0, 0], relu())])
+    >>> len(refine_mesh(net, dom.box([-1, -1], [1, 1])))
+    6
+    """
+    k = domain.dim
+    if k not in (1, 2):
+        raise InvalidInputError(f"refine_mesh: expected a domain of dimension 1 or 2, got dimension {k} "
+                                f"(use polyregions.regions._refine.refine for higher dimensions)")
+    if domain.input_dim != network.input_dim:
+        raise InvalidInputError(f"refine_mesh: expected a domain in R^{network.input_dim} (the network's input "
+                                f"space), got one in R^{domain.input_dim}")
+    if not domain.is_bounded():
+        raise InvalidInputError(f"refine_mesh: expected a bounded domain, got an unbounded {domain.kind}")
+    net = network.restrict(domain.origin, domain.directions)
+    with collector_paused():
+        regions, patterns, pairs = _run(net, domain.region.A, domain.region.b, progress=progress)
+        return complex_from_arrays(network, domain, regions, patterns, pairs, exact=True, engine="mesh")
+
+
+def mesh_regions(net: "Network", A: Sequence[Sequence[Fraction]], b: Sequence[Fraction], *,
+                 progress: bool = False) -> tuple[list[Region], set[tuple[tuple[int, ...], tuple[int, ...]]]]:
+    """The regions of ``net`` (on ``R^1`` or ``R^2``) in the bounded polytope ``A t <= b`` and the pairs of
+    patterns of regions sharing a facet: the engine behind :func:`refine_mesh`, on plain inequalities.
+
+    Examples
+    --------
+    >>> from polyregions.networks.network import Network
+    >>> from polyregions.networks.activations import hardtanh
+    >>> regions, pairs = mesh_regions(Network.from_layers(1, [([[2]], [0], hardtanh())]), [[1], [-1]], [1, 1])
+    >>> sorted((r.pattern, -r.b[0], r.b[1]) for r in regions)
+    [((0,), Fraction(-1, 1), Fraction(-1, 2)), ((1,), Fraction(-1, 2), Fraction(1, 2)), ((2,), Fraction(1, 2), Fraction(1, 1))]
+    >>> len(pairs)
+    2
+    """
+    with collector_paused():
+        regions, _, pairs = _run(net, A, b, progress=progress)
+        return regions, {(regions[i].pattern, regions[j].pattern) for i, j in pairs.tolist()}
+
+
+def _run(net: "Network", A, b, *, progress: bool) -> tuple[list[Region], np.ndarray, np.ndarray]:
+    """Regions, their pattern matrix and index pairs of adjacent regions."""
+    A = tuple(tuple(Fraction(v) for v in row) for row in A)
+    b = tuple(Fraction(v) for v in b)
+    engine = (Mesh1D if net.input_dim == 1 else Mesh2D)(net, A, b)
+    with _one_blas_thread():
+        return engine.run(progress=progress)
+
+
+def _one_blas_thread():
+    """One BLAS thread, when threadpoolctl is installed: the engine's mid-sized matrix products gain little from
+    threads and lose an order of magnitude when the cores are shared with other work."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")

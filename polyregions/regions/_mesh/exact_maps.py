@@ -1,0 +1,219 @@
+"""Exact integer affine maps of a layer's pre-activations on the mesh's regions, by modular arithmetic.
+
+Maps are computed with integers modulo several word-sized primes (matrix products in double precision, exact
+below ``2^53``) and recovered by Chinese remaindering, with enough primes for a proven bound on their size.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+from flint import fmpz
+
+from polyregions.exact._integers import lcm
+
+if TYPE_CHECKING:
+    from polyregions.networks.network import Layer
+
+__all__ = ["ExactMaps"]
+
+
+class ExactMaps:
+    """Exact integer affine maps of pre-activations on regions, computed modulo word-sized primes.
+
+    With ``Z_q`` a common denominator (all scales below are positive integers), layer ``q``'s pre-activations
+    on a region are ``z_q(t) = (P [t; 1]) / Z_q`` with an integer matrix ``P``; ``h_q = act(z_q)`` is
+    ``(slope_int P + [0 | intercept_int]) / S_q`` on a piece. Symmetric residues of ``P`` modulo primes
+    ``p < 2^27.5 / sqrt(n + 2) - 4`` (``n`` the largest fan-in) keep every matrix product exact in double
+    precision; a bound on ``|P|`` propagated through the layers fixes how many primes recover the integers
+    (their product exceeds twice the bound).
+    """
+
+    def __init__(self, layers: Sequence["Layer"], k: int):
+        self.k = k
+        self.layers = layers
+        scales, bound_h = 1, 1  # S_{q-1} and a bound on |h| numerators
+        self.bias_int, self.xi_int, self.slope_int, self.icpt_int, self.weight_int = [], [], [], [], []
+        self.Z = []
+        biggest = 1
+        widest = k + 1
+        for layer in layers:
+            act = layer.activation
+            omega = lcm(v for row in layer.weight for v in row)
+            Zq = math.lcm(omega * scales, lcm(layer.bias), lcm(act.breakpoints))
+            multiplier = Zq // (omega * scales)
+            W = [[v.numerator * (omega // v.denominator) * multiplier for v in row] for row in layer.weight]
+            bias = [int(v * Zq) for v in layer.bias]
+            xi = [int(v * Zq) for v in act.breakpoints]
+            delta = math.lcm(lcm(act.slopes), lcm(act.intercepts))
+            Sq = Zq * delta
+            slopes = [int(v * delta) for v in act.slopes]
+            icpts = [int(v * Sq) for v in act.intercepts]
+            bound_z = max(sum(abs(v) for v in row) for row in W) * bound_h + max(abs(v) for v in bias)
+            biggest = max(biggest, bound_z + max((abs(v) for v in xi), default=0))
+            bound_h = max(abs(v) for v in slopes) * bound_z + max(abs(v) for v in icpts)
+            scales = Sq
+            widest = max(widest, len(layer.weight[0]) + 1)
+            self.weight_int.append(W)
+            self.bias_int.append(bias)
+            self.xi_int.append(xi)
+            self.slope_int.append(slopes)
+            self.icpt_int.append(icpts)
+            self.Z.append(Zq)
+        # Residues are kept symmetric, |r| <= p/2 + 2, so a sum of n + 2 products of residues stays below 2^53
+        # (and is therefore exact in double precision) when p/2 + 2 <= sqrt(2^53 / (n + 2)).
+        top = 2 * math.isqrt((1 << 53) // (widest + 2)) - 5
+        primes, candidate, modulus = [], top, 1
+        while modulus <= 2 * biggest + 1:
+            while not fmpz(candidate).is_prime():
+                candidate -= 1
+            primes.append(candidate)
+            modulus *= candidate
+            candidate -= 1
+        self.primes = primes
+        self.modulus = modulus
+        self.p = np.array(primes, dtype=np.float64)
+        self._shape_p = {d: self.p.reshape((-1,) + (1,) * (d - 1)) for d in range(1, 6)}
+        self._shape_inv = {d: 1.0 / v for d, v in self._shape_p.items()}
+
+        def residues(values):
+            """Symmetric residues of the integers ``values`` (any shape) for every prime: (primes, ...)."""
+            values = np.array(values, dtype=object)
+            small = all(abs(v) < (1 << 62) for v in values.flat)
+            values = values.astype(np.int64) if small else values
+            out = []
+            for p in primes:
+                r = (values % p).astype(np.int64)
+                out.append(np.where(2 * r > p, r - p, r))
+            return np.array(out, dtype=np.float64)
+
+        self.W_mod = [residues(W) for W in self.weight_int]
+        self.b_mod = [residues(v) for v in self.bias_int]
+        self.xi_mod = [residues(v) if v else None for v in self.xi_int]
+        self.slope_mod = [residues(v) for v in self.slope_int]
+        self.mask_only = [v == [0, 1] and not any(c) for v, c in zip(self.slope_int, self.icpt_int)]
+        self.icpt_mod = [residues(v) for v in self.icpt_int]
+        # Garner's inverses: inv[j][i] = p_j^-1 mod p_i.
+        self._inverse = [[pow(pj, -1, pi) if j < i else 0 for i, pi in enumerate(primes)]
+                         for j, pj in enumerate(primes)]
+
+    def _reduce(self, x: np.ndarray) -> np.ndarray:
+        """Symmetric residues of the exact integers ``x`` (``|x| < 2^53``), in place.
+
+        ``fl(x * fl(1/p))`` is within ``2/p`` of ``x / p`` (two roundings of relative size ``u`` on a quotient
+        below ``2^53 / p``), so ``n = rint`` of it is within ``1/2 + 2/p`` of ``x / p`` and ``x - n p`` (computed
+        exactly: every term is an integer below ``2^53``) has absolute value at most ``p / 2 + 2``.
+        """
+        d = x.ndim
+        q = np.rint(x * self._shape_inv[d])
+        q *= self._shape_p[d]
+        x -= q
+        return x
+
+    def _root(self) -> np.ndarray:
+        """Layer 0's map on the whole domain: shape (primes, width, 1, k + 1)."""
+        W, b = self.W_mod[0], self.b_mod[0]
+        return np.concatenate([W, b[:, :, None]], axis=2)[:, :, None, :]
+
+    def _activate(self, q: int, Z: np.ndarray, pieces: np.ndarray) -> np.ndarray:
+        """``act_q`` on maps ``Z`` (primes, width, m, k+1) with the pieces (m, width) of every region."""
+        if self.mask_only[q]:
+            # Slopes 0 and 1 and no intercepts (ReLU): a mask, and residues stay reduced.
+            return Z * (pieces.T == 1)[None, :, :, None]
+        slopes = self.slope_mod[q][:, pieces.T]  # (primes, width, m)
+        H = self._reduce(slopes[..., None] * Z)
+        H[..., self.k] += self.icpt_mod[q][:, pieces.T]
+        return self._reduce(H)
+
+    def _affine(self, q: int, H: np.ndarray) -> np.ndarray:
+        """Layer ``q``'s pre-activation maps from its input maps ``H`` (primes, n, m, k+1)."""
+        P, n, m, c = H.shape
+        Z = self._reduce(np.matmul(self.W_mod[q], H.reshape(P, n, m * c))).reshape(P, -1, m, c)
+        Z[..., self.k] += self.b_mod[q][:, :, None]
+        return self._reduce(Z)
+
+    def rows(self, q: int, regions: np.ndarray, units: np.ndarray, bps: np.ndarray,
+             pieces: list, ancestors: list, *, primitive: bool = True, chunk: int = 2048) -> list[tuple[int, ...]]:
+        """Exact integer rows ``(a_1, ..., a_k, c)``: ``Z_q (z_{q, unit} - xi_bp)`` on each region (a region of
+        level ``q``, i.e. after layers ``0..q-1``), divided by their gcd when ``primitive``."""
+        regions = np.asarray(regions, dtype=np.int64)
+        units = np.asarray(units, dtype=np.int64)
+        bps = np.asarray(bps, dtype=np.int64)
+        E = regions.size
+        if E == 0:
+            return []
+        P, k = len(self.primes), self.k
+        out = np.empty((P, E, k + 1))
+        if q == 0:
+            root = self._root()[:, :, 0, :]
+            out[:] = root[:, units, :]
+        else:
+            # Events sorted by their chain of ancestors, so that a chunk of events needs few maps per level.
+            chain = [regions]
+            for s in range(q - 1, 0, -1):
+                chain.append(ancestors[s][chain[-1]])
+            order = np.lexsort(chain)
+            with_intercepts = not self.mask_only[q - 1] and any(self.icpt_int[q - 1])
+            for start in range(0, E, chunk):
+                sel = order[start:start + chunk]
+                # Row of unit j on region r: sum_n W[j, n] (slope_n Z[n, :] + intercept_n e_k) with Z the map
+                # of r's parent; the slopes are folded into the weight row, so only the parent's map is gathered.
+                parents = ancestors[q - 1][regions[sel]] if q > 1 else np.zeros(sel.size, dtype=np.int64)
+                ids, position = np.unique(parents, return_inverse=True)
+                Zt = self._maps(q - 1, ids, pieces, ancestors).transpose(0, 2, 1, 3)  # (primes, m, n, k+1)
+                pieces_sel = self._pieces(pieces, q - 1, regions[sel])  # (events, n)
+                W = self.W_mod[q][:, units[sel], :]  # (primes, events, n)
+                if self.mask_only[q - 1]:
+                    M = W * (pieces_sel == 1)
+                else:
+                    M = self._reduce(W * self.slope_mod[q - 1][:, pieces_sel])
+                if ids.size == 1:
+                    rows = np.matmul(M, Zt[:, 0])
+                else:
+                    rows = np.matmul(M[:, :, None, :], Zt[:, position])[:, :, 0, :]
+                rows = self._reduce(rows)
+                if with_intercepts:
+                    rows[:, :, k] += self._reduce(self._reduce(W * self.icpt_mod[q - 1][:, pieces_sel]).sum(axis=2))
+                out[:, sel, :] = rows
+            out[:, :, k] += self.b_mod[q][:, units]
+        xi = self.xi_mod[q]
+        out[:, :, k] -= xi[:, bps]
+        return self._recover(out, primitive)
+
+    def _maps(self, s: int, ids: np.ndarray, pieces: list, ancestors: list) -> np.ndarray:
+        """Layer ``s``'s pre-activation maps (primes, width, len(ids), k+1) on level-``s`` regions ``ids``
+        (sorted, distinct), from their parents' maps, recursively."""
+        if s == 0:
+            return self._root()
+        parents = ancestors[s - 1][ids] if s > 1 else np.zeros(ids.size, dtype=np.int64)
+        up, position = np.unique(parents, return_inverse=True)
+        Z = self._maps(s - 1, up, pieces, ancestors)
+        return self._affine(s, self._activate(s - 1, Z[:, :, position, :], self._pieces(pieces, s - 1, ids)))
+
+    def _pieces(self, pieces: list, s: int, level: np.ndarray) -> np.ndarray:
+        if pieces[s] is None:  # an affine layer: one piece
+            return np.zeros((level.size, len(self.layers[s].weight)), dtype=np.int64)
+        return pieces[s][level]
+
+    def _recover(self, residues: np.ndarray, primitive: bool = True) -> list[tuple[int, ...]]:
+        """Integers from residues (primes, E, k+1) by Garner's algorithm (then divided by their gcd)."""
+        primes = self.primes
+        r = np.mod(residues.astype(np.int64), np.array(primes, dtype=np.int64)[:, None, None])
+        digits = []
+        for i, pi in enumerate(primes):
+            t = r[i]
+            for j in range(i):
+                t = np.mod((t - digits[j]) % pi * self._inverse[j][i], pi)
+            digits.append(t)
+        value = digits[-1].astype(object)
+        for i in range(len(primes) - 2, -1, -1):
+            value = value * primes[i] + digits[i].astype(object)
+        half = self.modulus // 2
+        rows = []
+        for row in value.tolist():
+            row = [v - self.modulus if v > half else v for v in row]
+            g = math.gcd(*row) if primitive else 1
+            rows.append(tuple(v // g for v in row) if g > 1 else tuple(row))
+        return rows

@@ -1,0 +1,235 @@
+"""The refinement loop shared by the 1-D and 2-D meshes: float pre-activations with proven bounds at the vertices,
+exact decisions where the bounds do not settle a side, the exact lines the edges lie on, and the output.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import partial
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from polyregions._progress import progress_bar
+from polyregions.exact._integers import primitive
+from polyregions.networks._float_filter import activate, certified_signs, doubles, float_layer, forward_layer
+from polyregions.regions._mesh.exact_maps import ExactMaps
+from polyregions.regions._mesh.support import ABOVE, BELOW, ON, SIDE_OF_SIGN, UNPROVEN, ComputedOnce, grow, tuples
+from polyregions.regions.complex import Region
+
+if TYPE_CHECKING:
+    from polyregions.networks.network import Network
+
+__all__ = ["Mesh"]
+
+
+class Mesh:
+    """State and layer loop shared by the 1-D and 2-D meshes.
+
+    Vertices carry, for the current layer, its pre-activations ``Z`` with bounds ``E`` and the proven signs
+    ``S`` against every hyperplane ``h = unit * T + bp`` of the layer. Faces carry ``code``: bit 1 when a vertex
+    lies strictly above hyperplane ``h``, bit 2 when one lies strictly below. Lines (where edges lie) are
+    events ``(layer, unit, bp, region)``; the domain's own rows are lines with layer -1.
+    """
+
+    def __init__(self, net: "Network", A, b):
+        self.net = net
+        nonlinear = [q for q, layer in enumerate(net.layers) if not layer.activation.is_linear]
+        self.layers = net.layers[:nonlinear[-1] + 1] if nonlinear else ()
+        self.k = net.input_dim
+        self.A, self.b = A, b
+        self.exact = ExactMaps(self.layers, self.k) if self.layers else None
+        # Lines: (layer, unit, breakpoint, region) per line id, rows of a growing array; nlines used.
+        self.lines = np.zeros((64, 4), dtype=np.int64)
+        self.nlines = 0
+        self.line_rows: dict[int, tuple[int, ...]] = {}
+        self.pieces: list = []      # per layer: (regions at level q+1, width) int8, or None for affine layers
+        self.ancestors: list = []   # per layer: level q+1 region -> level q region
+
+    # lines ---------------------------------------------------------------------------------------------
+
+    def _add_boundary_line(self, row: int) -> int:
+        line = self.nlines
+        self.line_rows[line] = primitive((*self.A[row], -self.b[row]))
+        self.lines = grow(self.lines, line + 1)
+        self.lines[line] = (-1, row, 0, 0)
+        self.nlines += 1
+        return line
+
+    def _add_lines(self, q: int, unit: int, bp: int, regions: np.ndarray) -> np.ndarray:
+        first, n = self.nlines, regions.size
+        self.lines = grow(self.lines, first + n)
+        self.lines[first:first + n, :3] = (q, unit, bp)
+        self.lines[first:first + n, 3] = regions
+        self.nlines += n
+        return np.arange(first, first + n, dtype=np.int64)
+
+    def _ensure_lines(self, ids) -> None:
+        """Compute the exact rows of the given lines that are not known yet."""
+        missing = sorted({int(i) for i in ids} - self.line_rows.keys())
+        if not missing:
+            return
+        missing = np.array(missing, dtype=np.int64)
+        layer, unit, bp, region = self.lines[missing].T
+        for q in np.unique(layer):
+            sel = layer == q
+            rows = self.exact.rows(int(q), region[sel], unit[sel], bp[sel], self.pieces, self.ancestors)
+            self.line_rows.update(zip(missing[sel].tolist(), rows))
+
+    # exact evaluation ----------------------------------------------------------------------------------
+
+    def _resolve(self, q: int, vertices: np.ndarray, faces: np.ndarray) -> None:
+        """Decide every side of the given vertices exactly, and replace their float pre-activations by correctly
+        rounded exact values (``faces[i]``: a current face whose closure holds ``vertices[i]``).
+
+        On the face's region of the previous layers, layer ``q`` is ``z_j = (row_j . [t; 1]) / Z_q + xi_0`` with
+        exact integer rows; with the vertex at ``t = x / w`` (integers, ``w > 0``) the sign of ``z_j - xi_k`` is
+        that of ``row_j . [x; w] + (xi_0 - xi_k) Z_q w``, an integer.
+        """
+        if vertices.size == 0:
+            return
+        width = len(self.layers[q].weight)
+        xi = self.exact.xi_int[q]
+        Zq = self.exact.Z[q]
+        regions, which = np.unique(self.anc[faces], return_inverse=True)
+        rows = self.exact.rows(q, np.repeat(regions, width), np.tile(np.arange(width), regions.size),
+                               np.zeros(regions.size * width, dtype=np.int64), self.pieces, self.ancestors,
+                               primitive=False)
+        table = np.empty((len(rows), self.k + 1), dtype=object)
+        table[:] = rows
+        for v, point, r in zip(vertices.tolist(), self._homogeneous(vertices), which.tolist()):
+            w = point[-1]
+            numerators = table[r * width:(r + 1) * width].dot(np.array(point, dtype=object)).tolist()
+            denominator = Zq * w
+            values, errors, sides = [], [], []
+            for n in numerators:
+                try:
+                    x = (n + xi[0] * w) / denominator  # int / int: correctly rounded
+                    values.append(x)
+                    errors.append(2.0 ** -52 * abs(x) + 2.0 ** -1000)
+                except OverflowError:
+                    values.append(math.inf)
+                    errors.append(math.inf)
+                for xk in xi:
+                    d = n + (xi[0] - xk) * w
+                    sides.append(ABOVE if d > 0 else (BELOW if d < 0 else ON))
+            self.Z[v, :width] = values
+            self.E[v, :width] = errors
+            self.S[v, :len(sides)] = sides
+
+    def _sides(self, q: int, Z: np.ndarray, E: np.ndarray) -> np.ndarray:
+        """Proven sides (vertices x hyperplanes; ``ON``, ``ABOVE``, ``BELOW`` or ``UNPROVEN``) of the
+        pre-activations ``Z`` (columns: units) with bounds ``E`` against layer ``q``'s breakpoints."""
+        fa = self.flayers[q].activation
+        T = fa.breakpoints.size
+        S = np.empty((Z.shape[0], Z.shape[1] * T), dtype=np.int8)
+        for k in range(T):
+            S[:, k::T] = SIDE_OF_SIGN[certified_signs(Z, E, fa.breakpoints[k], fa.breakpoint_errors[k]) + 1]
+        return S
+
+    # the layer loop ------------------------------------------------------------------------------------
+
+    def run(self, *, progress: bool = False) -> tuple[list[Region], np.ndarray, np.ndarray]:
+        """Refine layer by layer; return the regions, their pattern matrix (a row per region, a column per
+        neuron) and the pairs ``(i, j)`` of regions sharing a facet (an array with two columns)."""
+        self._initial_mesh()
+        self.flayers = [float_layer(layer.weight, layer.bias, layer.activation) for layer in self.layers]
+        total = sum(len(layer.weight) * len(layer.activation.breakpoints) for layer in self.layers)
+        h_val, e_val = doubles(self.corner_points)
+        with progress_bar(total=total, desc="breakpoints", enabled=progress) as bar:
+            for q, layer in enumerate(self.layers):
+                if q > 0:
+                    h_val, e_val = activate(self.flayers[q - 1], self.Z[:self.nv], self.E[:self.nv])
+                Z, E = forward_layer(self.flayers[q], h_val, e_val)
+                width = Z.shape[1]
+                self.Z = grow(Z, 2 * self.nv)
+                self.E = grow(E, 2 * self.nv)
+                if layer.activation.is_linear:
+                    self.pieces.append(None)
+                    self.ancestors.append(np.arange(self.nf, dtype=np.int64))
+                    continue
+                T = len(layer.activation.breakpoints)
+                self.S = grow(self._sides(q, Z, E), 2 * self.nv)
+                self.anc = grow(np.arange(self.nf, dtype=np.int64), 2 * self.nf)
+                unsure = np.flatnonzero((self.S[:self.nv] == UNPROVEN).any(axis=1))
+                if unsure.size:
+                    self._resolve(q, unsure, self._face_of_vertex()[unsure])
+                self._start_layer(q)
+                for h in range(width * T):
+                    self._split(q, h)
+                    bar.update(1)
+                code = self.code[:self.nf].reshape(self.nf, width, T)
+                self.pieces.append((code == ABOVE).sum(axis=2).astype(np.int8 if T < 127 else np.int32))
+                self.ancestors.append(self.anc[:self.nf].copy())
+        return self._output()
+
+    def _output(self) -> tuple[list[Region], np.ndarray, np.ndarray]:
+        self.Z = self.E = self.S = self.code = None  # the float state is no longer needed
+        patterns = self._pattern_matrix(self.nf)
+        pairs = self._adjacent_pairs()
+        geometry = ComputedOnce(partial(self._face_geometry, patterns))
+        net = self.net
+        regions = [Region.deferred(pattern, net, partial(geometry.item, f))
+                   for f, pattern in enumerate(tuples(patterns))]
+        return regions, patterns, pairs
+
+    def _crossed(self, q: int, h: int):
+        """Faces that hyperplane ``h`` of layer ``q`` crosses (vertices proven on both sides), with the float
+        activation, the unit and the breakpoint index the hyperplane stands for."""
+        fa = self.flayers[q].activation
+        unit, bp = divmod(h, fa.breakpoints.size)
+        return np.flatnonzero(self.code[:self.nf, h] == ABOVE | BELOW), fa, unit, bp
+
+    def _store_vertices(self, q: int, h: int, unit: int, fa, bp: int, new_ids: np.ndarray, Zn: np.ndarray,
+                        En: np.ndarray, vertex_faces: np.ndarray) -> None:
+        """Append vertices created on hyperplane ``h`` (breakpoint ``bp`` of ``unit``) with their float values,
+        error bounds and proven sides; sides the bounds leave open are decided exactly in ``vertex_faces``."""
+        Zn[:, unit] = fa.breakpoints[bp]
+        En[:, unit] = fa.breakpoint_errors[bp]
+        Sn = self._new_vertex_sides(q, h, Zn, En)
+        end = self.nv + len(new_ids)
+        self.Z, self.E, self.S = grow(self.Z, end), grow(self.E, end), grow(self.S, end)
+        self.Z[new_ids], self.E[new_ids], self.S[new_ids] = Zn, En, Sn
+        self.nv = end
+        unsure = np.flatnonzero((Sn == UNPROVEN).any(axis=1))
+        self._resolve(q, new_ids[unsure], vertex_faces[unsure])
+
+    def _new_vertex_sides(self, q: int, h: int, Zn: np.ndarray, En: np.ndarray) -> np.ndarray:
+        """Sides of new vertices created on hyperplane ``h``: proven for the later units, exact on ``h``'s own
+        unit, ``ON`` (never read) for the earlier ones."""
+        T = self.flayers[q].activation.breakpoints.size
+        unit, bp = divmod(h, T)
+        S = np.zeros((Zn.shape[0], Zn.shape[1] * T), dtype=np.int8)
+        S[:, (unit + 1) * T:] = self._sides(q, Zn[:, unit + 1:], En[:, unit + 1:])
+        xi = self.layers[q].activation.breakpoints
+        for k in range(T):
+            S[:, unit * T + k] = ABOVE if xi[bp] > xi[k] else (BELOW if xi[bp] < xi[k] else ON)
+        return S
+
+    def _pattern_matrix(self, faces: int) -> np.ndarray:
+        """Pieces of every neuron (columns in the order of ``Network.neurons``) for faces ``0..faces-1``."""
+        columns = []
+        current = np.arange(faces, dtype=np.int64)
+        chain = []
+        for q in range(len(self.layers) - 1, -1, -1):
+            chain.append(current)
+            current = self.ancestors[q][current]
+        chain.reverse()  # chain[q]: the level q+1 region of every face
+        for q, layer in enumerate(self.layers):
+            if self.pieces[q] is not None:
+                columns.append(self.pieces[q][chain[q]])
+        if not columns:
+            return np.zeros((faces, 0), dtype=np.int8)
+        return np.concatenate(columns, axis=1)
+
+    def _line_sides(self, lines: np.ndarray, faces: np.ndarray, patterns: np.ndarray) -> np.ndarray:
+        """Whether each face lies above its line's breakpoint (boundary lines: False)."""
+        layer, unit, bp = self.lines[lines, :3].T
+        offsets = np.zeros(len(self.layers) + 1, dtype=np.int64)
+        for q, layer_ in enumerate(self.layers):
+            offsets[q + 1] = offsets[q] + (0 if layer_.activation.is_linear else len(layer_.weight))
+        above = np.zeros(lines.size, dtype=bool)
+        event = layer >= 0
+        column = offsets[layer[event]] + unit[event]
+        above[event] = patterns[faces[event], column] > bp[event]
+        return above

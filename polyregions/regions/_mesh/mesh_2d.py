@@ -1,0 +1,368 @@
+"""The 2-D mesh: faces are convex polygons, split along chords where a hyperplane crosses them; the exact
+inequalities and an exact interior point of every face."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from polyregions.errors import InvalidInputError
+from polyregions.exact._integers import lcm
+from polyregions.exact.linalg import Matrix, Vector
+from polyregions.networks._float_filter import doubles, interpolate
+from polyregions.regions._mesh.mesh import Mesh
+from polyregions.regions._mesh.support import ABOVE, BELOW, KEY, MeshError, grow, ragged
+
+__all__ = ["Mesh2D"]
+
+
+class Mesh2D(Mesh):
+    """Faces are counter-clockwise vertex cycles in a pool (``fstart``, ``flen``); ``pl[i]`` is the line of the
+    edge from ``pv[i]`` to the next vertex of its cycle. Every vertex is the meeting point of two lines."""
+
+    def _initial_mesh(self) -> None:
+        corners, rows = _polygon(self.A, self.b)
+        lines = [self._add_boundary_line(r) for r in rows]
+        n = len(corners)
+        self.nv, self.nf = n, 1
+        self.vline = grow(np.array([[lines[i - 1], lines[i]] for i in range(n)], dtype=np.int64), 64)
+        self.corner_points = corners
+        self.pv = grow(np.arange(n, dtype=np.int64), 64)
+        self.pl = grow(np.array(lines, dtype=np.int64), 64)
+        self.ptop = n
+        self.fstart = grow(np.array([0], dtype=np.int64), 64)
+        self.flen = grow(np.array([n], dtype=np.int64), 64)
+        self.points_cache: dict[int, tuple[int, int, int]] = {}
+        self.xy = grow(doubles(corners)[0], 64)
+
+    def _homogeneous(self, vertices: np.ndarray) -> list[tuple[int, int, int]]:
+        """Exact ``(X, Y, W)`` with ``W > 0`` and the vertex at ``(X / W, Y / W)``."""
+        self._ensure_lines(np.unique(self.vline[vertices].ravel()))
+        out = []
+        cache, rows = self.points_cache, self.line_rows
+        for v, (l1, l2) in zip(vertices.tolist(), self.vline[vertices].tolist()):
+            point = cache.get(v)
+            if point is None:
+                a1, a2, c = rows[l1]
+                b1, b2, d = rows[l2]
+                W = a1 * b2 - a2 * b1
+                if W == 0:
+                    raise MeshError(f"vertex {v} lies on two parallel lines {l1}, {l2}")
+                X, Y = a2 * d - c * b2, c * b1 - a1 * d
+                point = (X, Y, W) if W > 0 else (-X, -Y, -W)
+                cache[v] = point
+            out.append(point)
+        return out
+
+    def _face_of_vertex(self) -> np.ndarray:
+        """A face holding each vertex (of the compacted pool)."""
+        self._compact()
+        face = np.empty(self.nv, dtype=np.int64)
+        face[self.pv[:self.ptop]] = np.repeat(np.arange(self.nf, dtype=np.int64), self.flen[:self.nf])
+        return face
+
+    def _compact(self) -> None:
+        idx = ragged(self.fstart[:self.nf], self.flen[:self.nf])
+        self.pv = grow(self.pv[idx], 2 * idx.size)
+        self.pl = grow(self.pl[idx], 2 * idx.size)
+        self.ptop = idx.size
+        self.fstart[:self.nf] = np.cumsum(self.flen[:self.nf]) - self.flen[:self.nf]
+
+    def _start_layer(self, q: int) -> None:
+        self._compact()
+        code = np.bitwise_or.reduceat(self.S[self.pv[:self.ptop]], self.fstart[:self.nf], axis=0)
+        self.code = grow(code, 2 * self.nf)
+
+    def _split(self, q: int, h: int) -> None:
+        faces, fa, unit, bp = self._crossed(q, h)
+        if faces.size == 0:
+            return
+        nf = faces.size
+        lens = self.flen[faces]
+        offs = np.cumsum(lens) - lens
+        idx = ragged(self.fstart[faces], lens)
+        verts = self.pv[idx]
+        lines = self.pl[idx]
+        total = idx.size
+        s = self.S[verts, h]
+        nxt = np.arange(1, total + 1, dtype=np.int64)
+        nxt[offs + lens - 1] = offs
+        cross = (s | s[nxt]) == ABOVE | BELOW
+        ci = np.flatnonzero(cross)
+        owner = np.repeat(np.arange(nf, dtype=np.int64), lens)
+        # One chord line per region of the previous layers met by this hyperplane.
+        regions, region_of_face = np.unique(self.anc[faces], return_inverse=True)
+        chord = self._add_lines(q, unit, bp, regions)[region_of_face]
+        # New vertices, one per crossing edge (an interior edge is seen from both of its faces).
+        u, w = verts[ci], verts[nxt[ci]]
+        key = np.minimum(u, w) * KEY + np.maximum(u, w)
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        nnew = first.size
+        new_ids = self.nv + np.arange(nnew, dtype=np.int64)
+        if nnew:
+            rep = ci[first]
+            ru, rw = verts[rep], verts[nxt[rep]]
+            self.vline = grow(self.vline, self.nv + nnew)
+            self.vline[new_ids, 0] = lines[rep]
+            self.vline[new_ids, 1] = chord[owner[rep]]
+            Zn, En, lam = interpolate(self.Z[ru], self.E[ru], self.Z[rw], self.E[rw], unit, fa.breakpoints[bp],
+                                      fa.breakpoint_errors[bp])
+            # Approximate coordinates, only ever used as candidates that are then checked exactly.
+            self.xy = grow(self.xy, self.nv + nnew)
+            with np.errstate(all="ignore"):  # infinite or NaN candidates are simply rejected later
+                self.xy[new_ids] = self.xy[ru] + lam[:, None] * (self.xy[rw] - self.xy[ru])
+            self._store_vertices(q, h, unit, fa, bp, new_ids, Zn, En, faces[owner[rep]])
+        # Cycles with the new vertices inserted after their crossing corners.
+        count = 1 + cross
+        apos = np.cumsum(count) - count
+        size = total + ci.size
+        aug_v = np.empty(size, dtype=np.int64)
+        aug_l = np.empty(size, dtype=np.int64)
+        aug_s = np.empty(size, dtype=np.int8)
+        aug_v[apos], aug_l[apos], aug_s[apos] = verts, lines, s
+        aug_v[apos[ci] + 1] = new_ids[inverse]
+        aug_l[apos[ci] + 1] = lines[ci]
+        aug_s[apos[ci] + 1] = 0
+        nlen = lens + np.bincount(owner[ci], minlength=nf)
+        noffs = np.cumsum(nlen) - nlen
+        zeros = np.flatnonzero(aug_s == 0)
+        if zeros.size != 2 * nf:
+            raise MeshError(f"hyperplane {h} of layer {q}: expected two crossing points per split face, "
+                             f"got {zeros.size} for {nf} faces")
+        z1, z2 = zeros[0::2], zeros[1::2]
+        lenA = z2 - z1 + 1
+        lenB = nlen - lenA + 2
+        if (lenA < 3).any() or (lenB < 3).any():
+            raise MeshError(f"hyperplane {h} of layer {q}: a chord along an edge")
+        idxA = ragged(z1, lenA)
+        local = ragged(np.zeros(nf, dtype=np.int64), lenB)
+        idxB = np.repeat(noffs, lenB) + (np.repeat(z2 - noffs, lenB) + local) % np.repeat(nlen, lenB)
+        vA, lA = aug_v[idxA], aug_l[idxA]
+        vB, lB = aug_v[idxB], aug_l[idxB]
+        endA = np.cumsum(lenA) - 1
+        endB = np.cumsum(lenB) - 1
+        lA[endA] = chord
+        lB[endB] = chord
+        sideA = aug_s[z1 + 1]
+        # Write the two parts: the face keeps part A, a new face gets part B.
+        base = self.ptop
+        need = base + vA.size + vB.size
+        self.pv = grow(self.pv, need)
+        self.pl = grow(self.pl, need)
+        self.pv[base:need] = np.concatenate([vA, vB])
+        self.pl[base:need] = np.concatenate([lA, lB])
+        self.ptop = need
+        new_faces = self.nf + np.arange(nf, dtype=np.int64)
+        for name in ("fstart", "flen", "anc", "code"):
+            setattr(self, name, grow(getattr(self, name), self.nf + nf))
+        startsA = base + endA + 1 - lenA
+        startsB = base + vA.size + endB + 1 - lenB
+        self.fstart[faces], self.flen[faces] = startsA, lenA
+        self.fstart[new_faces], self.flen[new_faces] = startsB, lenB
+        self.anc[new_faces] = self.anc[faces]
+        self.code[new_faces, :h] = self.code[faces, :h]
+        self.code[faces, h] = sideA
+        self.code[new_faces, h] = (ABOVE | BELOW) ^ sideA
+        if h + 1 < self.code.shape[1]:
+            bits = self.S[np.concatenate([vA, vB]), h + 1:]
+            starts = np.concatenate([endA + 1 - lenA, vA.size + endB + 1 - lenB])
+            reduced = np.bitwise_or.reduceat(bits, starts, axis=0)
+            self.code[faces, h + 1:] = reduced[:nf]
+            self.code[new_faces, h + 1:] = reduced[nf:]
+        self.nf += nf
+
+    def _adjacent_pairs(self) -> np.ndarray:
+        """The two faces of every interior edge (an edge appears once in each of its faces' cycles)."""
+        self._compact()
+        nf, total = self.nf, self.ptop
+        owner = np.repeat(np.arange(nf, dtype=np.int64), self.flen[:nf])
+        u, w = self.pv[:total], self.pv[self._next_in_cycle()]
+        key = np.minimum(u, w) * KEY + np.maximum(u, w)
+        order = np.argsort(key, kind="stable")
+        sk = key[order]
+        same = np.flatnonzero(sk[1:] == sk[:-1])
+        pairs = np.stack([owner[order[same]], owner[order[same + 1]]], axis=1)
+        return np.unique(np.sort(pairs, axis=1), axis=0)
+
+    def _next_in_cycle(self) -> np.ndarray:
+        """For every position of the (compacted) pool, the position of the next vertex of its face's cycle."""
+        offs, lens = self.fstart[:self.nf], self.flen[:self.nf]
+        nxt = np.arange(1, self.ptop + 1, dtype=np.int64)
+        nxt[offs + lens - 1] = offs
+        return nxt
+
+    def _face_geometry(self, patterns: np.ndarray) -> list[tuple[Matrix, Vector, Vector]]:
+        """Every face's exact inequalities (one row per maximal run of edges on one line) and interior point."""
+        nf = self.nf
+        lens, offs = self.flen[:nf], self.fstart[:nf]
+        verts, lines = self.pv[:self.ptop], self.pl[:self.ptop]
+        prev = np.arange(-1, self.ptop - 1, dtype=np.int64)
+        prev[offs] = offs + lens - 1
+        owner = np.repeat(np.arange(nf, dtype=np.int64), lens)
+        run_start = lines != lines[prev]
+        run_idx = np.flatnonzero(run_start)
+        run_lines = lines[run_idx]
+        run_faces = owner[run_idx]
+        self._ensure_lines(np.unique(run_lines))
+        above = self._line_sides(run_lines, run_faces, patterns)
+        codes, code_of_run = np.unique(run_lines * 2 + above, return_inverse=True)
+        row_objects = [self._oriented_row(int(c) >> 1, bool(c & 1)) for c in codes.tolist()]
+        all_A = [row_objects[i][0] for i in code_of_run.tolist()]
+        all_b = [row_objects[i][1] for i in code_of_run.tolist()]
+        points = self._interior_points(nf, offs, lens, verts, run_faces, run_start, codes, code_of_run)
+        ends = np.cumsum(np.bincount(run_faces, minlength=nf)).tolist()
+        return [(tuple(all_A[start:end]), tuple(all_b[start:end]), point)
+                for start, end, point in zip([0] + ends[:-1], ends, points)]
+
+    def _oriented_row(self, line: int, above: bool) -> tuple[tuple[Fraction, ...], Fraction]:
+        """The row ``a . t <= c`` of a line for a face below (or above) its breakpoint."""
+        if self.lines[line, 0] < 0:
+            i = int(self.lines[line, 1])
+            return self.A[i], self.b[i]
+        ints = self.line_rows[line]
+        sign = -1 if above else 1
+        return tuple(Fraction(sign * v) for v in ints[:-1]), Fraction(-sign * ints[-1])
+
+    @staticmethod
+    def _strictly_inside(points, r, rows, run_faces, code_of_run, *, faces=None) -> np.ndarray:
+        """Whether each face's candidate point (a row of doubles) satisfies every one of its rows strictly;
+        only faces in the mask ``faces`` (default: all) are examined."""
+        from polyregions.networks._float_filter import gamma, safety
+
+        x, y = points[run_faces, 0], points[run_faces, 1]
+        with np.errstate(all="ignore"):
+            value = r[:, 0] * x + r[:, 1] * y - r[:, 2]
+            bound = gamma(5) * (np.abs(r[:, 0] * x) + np.abs(r[:, 1] * y) + np.abs(r[:, 2])) * safety(3)
+            proven = value < -bound
+        ok = np.isfinite(points).all(axis=1)
+        if faces is not None:
+            ok &= faces
+        unsure = np.flatnonzero(~proven & ok[run_faces])
+        if unsure.size:
+            xs, ys = points[:, 0].tolist(), points[:, 1].tolist()
+            for run in unsure.tolist():
+                f = int(run_faces[run])
+                if not ok[f]:
+                    continue
+                a1, a2, c = rows[int(code_of_run[run])]
+                (nx, dx), (ny, dy) = xs[f].as_integer_ratio(), ys[f].as_integer_ratio()
+                if a1 * nx * dy + a2 * ny * dx >= c * dx * dy:
+                    ok[f] = False
+        return ok
+
+    def _integer_row(self, line: int, above: bool) -> tuple[int, int, int]:
+        """Integers ``(a1, a2, c)`` with the face's side of the line being ``a1 x + a2 y <= c``."""
+        if self.lines[line, 0] < 0:
+            i = int(self.lines[line, 1])
+            a, bi = self.A[i], self.b[i]
+            scale = lcm(list(a) + [bi])
+            return int(a[0] * scale), int(a[1] * scale), int(bi * scale)
+        a1, a2, c = self.line_rows[line]
+        return (-a1, -a2, c) if above else (a1, a2, -c)
+
+    def _interior_points(self, nf, offs, lens, verts, run_faces, run_start, codes, code_of_run):
+        """An exact point strictly inside every face.
+
+        The candidate is the mean of the face's approximate vertex coordinates rounded to a grid of powers of
+        two finer than the face's (approximate) inradius, so that it is a short dyadic rational; failing that,
+        the double nearest the mean. A candidate is kept when it satisfies every inequality of the face
+        strictly: proven in floating point (``fl(a1 x + a2 y - c)``, with the integers rounded to doubles, is
+        within ``gamma_5 (|a1 x| + |a2 y| + |c|)`` of the exact value) or else checked with integers. A face
+        whose candidates fail gets the exact mean of three corners (vertices where the edge line changes),
+        which are never collinear on a convex polygon, so that their mean is interior.
+        """
+        rows = [self._integer_row(int(c) >> 1, bool(c & 1)) for c in codes.tolist()]
+        floats = np.array([[_to_double(v) for v in row] for row in rows], dtype=np.float64).reshape(-1, 3)
+        r = floats[code_of_run]
+        run_offsets = np.cumsum(np.bincount(run_faces, minlength=nf)) - np.bincount(run_faces, minlength=nf)
+        with np.errstate(all="ignore"):
+            centre = np.add.reduceat(self.xy[verts], offs, axis=0) / lens[:, None]
+            slack = (r[:, 2] - r[:, 0] * centre[run_faces, 0] - r[:, 1] * centre[run_faces, 1]) / np.hypot(r[:, 0],
+                                                                                                           r[:, 1])
+            radius = np.minimum.reduceat(slack, run_offsets)
+            step = np.exp2(np.floor(np.log2(radius)) - 2)
+            rounded = np.round(centre / step[:, None]) * step[:, None]
+        good = np.isfinite(rounded).all(axis=1) & (radius > 0)
+        rounded[~good] = centre[~good]
+        ok = self._strictly_inside(rounded, r, rows, run_faces, code_of_run)
+        retry = ~ok & good
+        if retry.any():
+            rounded[retry] = centre[retry]
+            ok[retry] = self._strictly_inside(rounded, r, rows, run_faces, code_of_run, faces=retry)[retry]
+        points = [(Fraction(x), Fraction(y)) if inside else None
+                  for inside, x, y in zip(ok.tolist(), rounded[:, 0].tolist(), rounded[:, 1].tolist())]
+        missing = np.flatnonzero(~ok).tolist()
+        if missing:
+            # Three corners of every face that needs them: the first three run starts of its cycle.
+            running = np.cumsum(run_start)
+            rank = running - np.repeat(running[offs] - run_start[offs], lens) - 1
+            first_three = np.flatnonzero(run_start & (rank < 3))
+            corner = verts[first_three].reshape(nf, 3)[missing]
+            homogeneous = self._homogeneous(corner.ravel())
+            for i, f in enumerate(missing):
+                (X1, Y1, W1), (X2, Y2, W2), (X3, Y3, W3) = homogeneous[3 * i:3 * i + 3]
+                if X1 * (Y2 * W3 - Y3 * W2) - Y1 * (X2 * W3 - X3 * W2) + W1 * (X2 * Y3 - X3 * Y2) == 0:
+                    raise MeshError(f"face {f}: three collinear corners")
+                den = 3 * W1 * W2 * W3
+                points[f] = (Fraction(X1 * W2 * W3 + X2 * W1 * W3 + X3 * W1 * W2, den),
+                             Fraction(Y1 * W2 * W3 + Y2 * W1 * W3 + Y3 * W1 * W2, den))
+        return points
+
+
+def _to_double(value: int) -> float:
+    """The nearest double to an integer, or infinity beyond the double range (then nothing is proven)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
+
+
+def _polygon(A, b) -> tuple[list[tuple[Fraction, Fraction]], list[int]]:
+    """The corners of the bounded polygon ``A t <= b`` counter-clockwise, and for corner ``i`` the row whose
+    line carries the edge from corner ``i`` to corner ``i + 1``."""
+    m = len(A)
+    points = set()
+    for i in range(m):
+        for j in range(i + 1, m):
+            (a1, a2), (c1, c2) = A[i], A[j]
+            det = a1 * c2 - a2 * c1
+            if det == 0:
+                continue
+            x = (b[i] * c2 - a2 * b[j]) / det
+            y = (a1 * b[j] - c1 * b[i]) / det
+            if all(r[0] * x + r[1] * y <= bi for r, bi in zip(A, b)):
+                points.add((x, y))
+    points = list(points)
+    if len(points) < 3:
+        raise InvalidInputError(f"refine_mesh: expected a bounded two-dimensional polygon, got {len(points)} corners")
+    cx = sum(p[0] for p in points) / len(points)
+    cy = sum(p[1] for p in points) / len(points)
+
+    def angle_key(p):
+        # Exact angular order around the centroid: half-plane first, then by cross products via a fraction.
+        dx, dy = p[0] - cx, p[1] - cy
+        half = 0 if (dy > 0 or (dy == 0 and dx > 0)) else 1
+        return half, _Slope(dx, dy)
+
+    points.sort(key=angle_key)
+    rows = []
+    for i, p in enumerate(points):
+        q = points[(i + 1) % len(points)]
+        row = next((r for r in range(m) if any(A[r]) and A[r][0] * p[0] + A[r][1] * p[1] == b[r]
+                    and A[r][0] * q[0] + A[r][1] * q[1] == b[r]), None)
+        if row is None:
+            raise MeshError("polygon edge without a supporting row")
+        rows.append(row)
+    return points, rows
+
+
+class _Slope:
+    """Orders directions within one half-plane counter-clockwise by the sign of a cross product."""
+
+    def __init__(self, dx, dy):
+        self.dx, self.dy = dx, dy
+
+    def __lt__(self, other):
+        return self.dx * other.dy - self.dy * other.dx > 0

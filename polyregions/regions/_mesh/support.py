@@ -1,0 +1,94 @@
+"""What the parts of the mesh engine share: vertex sides as bits, growable and ragged arrays, faces' patterns as
+tuples, geometry computed once on demand, the engine's internal error, and a pause of the garbage collector
+around bulk object creation."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import threading
+from typing import Callable
+
+import numpy as np
+
+from polyregions.errors import PolyregionsError
+
+__all__ = ["KEY", "ON", "ABOVE", "BELOW", "UNPROVEN", "SIDE_OF_SIGN", "collector_paused", "ragged", "tuples", "grow",
+           "ComputedOnce", "MeshError"]
+
+#: Key of an unordered pair of vertex ids ``(u, w)``, ``u <= w``: ``u * KEY + w``.
+KEY = np.int64(1) << 31
+# Vertex sides of a hyperplane, as bits that OR into a face's code: on it, above, below, not proven yet.
+ON, ABOVE, BELOW, UNPROVEN = 0, 1, 2, 4
+SIDE_OF_SIGN = np.array([BELOW, ON, ABOVE, UNPROVEN], dtype=np.int8)  # indexed by sign + 1 (sign 2: unproven)
+
+
+@contextlib.contextmanager
+def collector_paused():
+    """Pause Python's cyclic garbage collector while hundreds of thousands of acyclic objects are built (its
+    repeated scans of them would otherwise triple the time); the previous state is restored.
+
+    The objects built survive (they are the result), so they are handed straight to the oldest generation,
+    where two collections would have moved them anyway, rather than left for one more scan of the youngest;
+    that is skipped when the application keeps objects frozen itself (``gc.freeze``), to leave those alone.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            if gc.get_freeze_count() == 0:
+                gc.freeze()
+                gc.unfreeze()
+            gc.enable()
+
+
+def ragged(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Concatenated ranges ``starts[i] .. starts[i] + lengths[i] - 1``."""
+    total = int(lengths.sum())
+    offsets = np.cumsum(lengths) - lengths
+    return np.arange(total, dtype=np.int64) + np.repeat(starts - offsets, lengths)
+
+
+def tuples(patterns: np.ndarray) -> list[tuple[int, ...]]:
+    """The rows of a matrix of small non-negative integers as tuples of ints (through bytes: fast)."""
+    n = patterns.shape[1]
+    if n == 0 or patterns.max(initial=0) > 127:
+        return list(map(tuple, patterns.tolist()))
+    data = np.ascontiguousarray(patterns, dtype=np.int8).tobytes()
+    return [tuple(data[i:i + n]) for i in range(0, len(data), n)]
+
+
+
+def grow(array: np.ndarray, needed: int) -> np.ndarray:
+    """``array`` with room for at least ``needed`` rows (doubling), contents kept."""
+    if needed <= array.shape[0]:
+        return array
+    size = max(needed, 2 * array.shape[0], 16)
+    grown = np.zeros((size,) + array.shape[1:], dtype=array.dtype)
+    grown[:array.shape[0]] = array
+    return grown
+
+
+class ComputedOnce:
+    """A list computed by ``compute()`` on the first request for any item: the exact geometry of all faces is
+    built in one vectorised pass, and only when some region's inequalities or interior point are asked for."""
+
+    def __init__(self, compute: Callable[[], list]):
+        self._compute = compute
+        self._items: list | None = None
+        self._lock = threading.Lock()
+
+    def item(self, index: int):
+        if self._items is None:
+            with self._lock:
+                if self._items is None:
+                    with collector_paused():
+                        self._items = self._compute()
+                    self._compute = None  # releases the mesh
+        return self._items[index]
+
+
+class MeshError(PolyregionsError):
+    """An internal consistency check of the mesh failed (a bug, never a property of the input)."""
