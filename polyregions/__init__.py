@@ -12,6 +12,7 @@ the import itself is cheap. The subpackages are the layers of the library, each 
 :mod:`~.experiments`        training, sweeps, the counterexample search and its claims
 :mod:`~.arrangements`       hyperplane arrangements: regions, faces, the intersection poset, Zaslavsky
 :mod:`~.plotting`           pictures (matplotlib, optional)
+:mod:`~.testing`            assertion helpers for tests: certified LPs, equal complexes, exports that verify
 ==========================  ====================================================================================
 
 Examples
@@ -50,12 +51,13 @@ _EXPORTS = {
     ".measures.trajectories": ["Trajectory", "trajectory", "regions_along_lines"],
     ".measures.bounds": ["trivial_bound", "one_layer_bound", "raghu_bound", "serra_bound", "compare_with_bounds"],
 }
-_SUBPACKAGES = ["exact", "polyhedra", "networks", "regions", "measures", "experiments", "arrangements", "plotting"]
+_SUBPACKAGES = ["exact", "polyhedra", "networks", "regions", "measures", "experiments", "arrangements", "plotting",
+                "testing"]
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS, subpackages=_SUBPACKAGES)
 
 if TYPE_CHECKING:
-    from polyregions import arrangements, exact, experiments, measures, networks, plotting, polyhedra, regions
+    from polyregions import arrangements, exact, experiments, measures, networks, plotting, polyhedra, regions, testing
     from polyregions.errors import (CertificateError, InfeasibleError, InvalidInputError, MissingDependencyError,
                                     PolyregionsError, UnboundedError)
     from polyregions.exact.rationals import format_rational, rational, rational_matrix, rational_vector

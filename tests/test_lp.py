@@ -7,6 +7,7 @@ from polyregions import InvalidInputError
 from polyregions.exact.linalg import dot
 from polyregions.exact.lp import feasible_point, maximize, strict_point
 from polyregions.exact._simplex import exact_simplex
+from polyregions.testing import assert_certified_lp
 
 coefficient = st.integers(-4, 4).map(Fraction)
 
@@ -22,33 +23,13 @@ def _rhs(data, m):
     return data.draw(st.lists(st.integers(-3, 3).map(Fraction), min_size=m, max_size=m))
 
 
-def assert_certified(result, c, A, b):
-    """Check a result's certificate exactly, the way an independent verifier would."""
-    n = len(c)
-    if result.status == "optimal":
-        x, y = result.point, result.multipliers
-        assert all(dot(row, x) <= bi for row, bi in zip(A, b))
-        assert all(v >= 0 for v in y)
-        assert tuple(sum((y[i] * A[i][j] for i in range(len(A))), Fraction(0)) for j in range(n)) == tuple(c)
-        assert dot(c, x) == dot(y, b) == result.value
-    elif result.status == "unbounded":
-        assert all(dot(row, result.point) <= bi for row, bi in zip(A, b))
-        assert all(dot(row, result.ray) <= 0 for row in A)
-        assert dot(c, result.ray) > 0
-    else:
-        y = result.multipliers
-        assert all(v >= 0 for v in y)
-        assert all(sum((y[i] * A[i][j] for i in range(len(A))), Fraction(0)) == 0 for j in range(n))
-        assert dot(y, b) < 0
-
-
 @given(systems())
 def test_every_backend_answer_is_certified_and_agrees_with_the_exact_simplex(case):
     c, A, data = case
     b = _rhs(data, len(A))
     for backend in ("highs", "exact"):
         result = maximize(c, A, b, backend=backend)
-        assert_certified(result, c, A, b)
+        assert_certified_lp(result, c, A, b)
     reference = exact_simplex(c, tuple(map(tuple, A)), tuple(b))
     assert result.status == reference.status
     if reference.status == "optimal":
@@ -79,7 +60,9 @@ def test_equalities_are_exact():
     assert x[0] == x[1] and 0 < x[0] < 1
     assert strict_point([[1, 0]], [0], E=[[1, 0]], e=[1]) is None
     assert feasible_point([[1, 0]], [1], E=[[1, 0], [2, 0]], e=[1, 3]) is None  # inconsistent equalities
-    assert maximize([1, 2], [[1, 0], [0, 1]], [5, 5], E=[[1, 1]], e=[3]).value == 8
+    result = maximize([1, 2], [[1, 0], [0, 1]], [5, 5], E=[[1, 1]], e=[3])
+    assert result.value == 8
+    assert_certified_lp(result, [1, 2], [[1, 0], [0, 1]], [5, 5], E=[[1, 1]], e=[3])
 
 
 def test_degenerate_open_cells():
@@ -103,7 +86,7 @@ def test_adversarial_scales_where_floats_mislead():
     assert strict_point([[1, 1], [-1, -1]], [Fraction(1), -1 + tiny]) is not None
     # A vertex whose float rounding violates a constraint: the certificate still comes out exact.
     result = maximize([1, 1], [[3, 1], [1, 3]], [1, Fraction(1, 3)])
-    assert_certified(result, [1, 1], [[3, 1], [1, 3]], [1, Fraction(1, 3)])
+    assert_certified_lp(result, [1, 1], [[3, 1], [1, 3]], [1, Fraction(1, 3)])
     assert result.point == (Fraction(1, 3), 0)
 
 
@@ -118,7 +101,7 @@ def test_cvxpy_backend_is_certified_too():
     pytest.importorskip("cvxpy")
     A, b = [[1, 0], [0, 1], [-1, -1]], [1, 1, 0]
     result = maximize([1, 2], A, b, backend="cvxpy")
-    assert_certified(result, [1, 2], A, b)
+    assert_certified_lp(result, [1, 2], A, b)
     assert result.value == 3
     assert strict_point(A, b, backend="cvxpy") is not None
 

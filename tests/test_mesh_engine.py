@@ -6,20 +6,22 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from region_oracle import brute_force_patterns, counter_clockwise
 
-from polyregions.networks import activations as act
-from polyregions.regions import domains as dom
-from polyregions.networks import _float_filter as float_filter
-from polyregions.regions import _mesh as mesh_engine
-from polyregions.networks.constructions import sawtooth
 from polyregions.errors import InvalidInputError
+from polyregions.networks import _float_filter as float_filter
+from polyregions.networks import activations as act
+from polyregions.networks.constructions import sawtooth
 from polyregions.networks.initializers import he_normal
 from polyregions.networks.network import Network
+from polyregions.regions import domains as dom
+from polyregions.regions._mesh import mesh as mesh_loop
 from polyregions.regions._mesh import refine_mesh
+from polyregions.regions._mesh.mesh_2d import Mesh2D
 from polyregions.regions._refine import refine
-
-from region_oracle import brute_force_patterns, counter_clockwise
+from polyregions.testing import assert_complexes_equal
 
 # --- exact polygon helpers, independent of the engine --------------------------------------------------------
 
@@ -248,6 +250,7 @@ def test_mesh_and_lp_engines_return_the_same_complex(net):
     mesh, lp = refine_mesh(net, box), refine(net, box)
     assert [r.pattern for r in mesh.regions] == [r.pattern for r in lp.regions]
     assert mesh.adjacency == lp.adjacency
+    assert_complexes_equal(mesh, lp)
 
 
 def test_he_normal_network_matches_the_lp_engine():
@@ -256,6 +259,7 @@ def test_he_normal_network_matches_the_lp_engine():
     mesh, lp = refine_mesh(net, box), refine(net, box)
     assert [r.pattern for r in mesh.regions] == [r.pattern for r in lp.regions]
     assert mesh.adjacency == lp.adjacency
+    assert_complexes_equal(mesh, lp)
     _check_complex(net, box, mesh, oracle=False)
 
 
@@ -267,22 +271,23 @@ def test_deciding_every_sign_exactly_gives_the_same_complex(monkeypatch, dim):
     net = he_normal([dim, 6, 6, 6], seed=3, activation=act.hardtanh(), bias_std=0.3)
     box = dom.box([-1] * dim, [1] * dim)
     filtered = refine_mesh(net, box)
-    monkeypatch.setattr(mesh_engine, "certified_signs",
+    monkeypatch.setattr(mesh_loop, "certified_signs",
                         lambda values, errors, xi, xi_error: np.full(values.shape, float_filter.UNCERTAIN, np.int8))
     exact = refine_mesh(net, box)
     assert [r.pattern for r in exact.regions] == [r.pattern for r in filtered.regions]
     assert exact.adjacency == filtered.adjacency
+    assert_complexes_equal(exact, filtered)
     _check_complex(net, box, exact, oracle=False)
 
 
 def test_interior_points_fall_back_to_exact_corners_when_the_float_guess_is_wrong(monkeypatch):
-    original = mesh_engine._Mesh2D._initial_mesh
+    original = Mesh2D._initial_mesh
 
     def misplaced(self):
         original(self)
         self.xy[:] = 1e6  # every candidate interior point lands outside its face
 
-    monkeypatch.setattr(mesh_engine._Mesh2D, "_initial_mesh", misplaced)
+    monkeypatch.setattr(Mesh2D, "_initial_mesh", misplaced)
     net = he_normal([2, 8, 8], seed=2)
     box = dom.box([-1, -1], [1, 1])
     _check_complex(net, box, refine_mesh(net, box), oracle=False)

@@ -13,6 +13,7 @@ from polyregions.exact.linalg import dot
 from polyregions.networks.network import Network
 from polyregions.regions import _refine as refine_module
 from polyregions.regions._refine import refine
+from polyregions.testing import assert_complexes_equal
 
 from region_oracle import brute_force_patterns
 
@@ -75,8 +76,7 @@ def test_vertex_cuts_and_certified_programs_give_the_same_complex(net):
         by_programs = refine(net, box)
     assert [r.pattern for r in by_vertices.regions] == [r.pattern for r in by_programs.regions]
     assert by_vertices.adjacency == by_programs.adjacency
-    for region, twin in zip(by_vertices.regions, by_programs.regions):
-        assert region.polytope.equals(twin.polytope)
+    assert_complexes_equal(by_vertices, by_programs)
 
 
 def test_parameters_beyond_the_double_range_are_decided_exactly_by_vertices_and_by_programs():
@@ -92,6 +92,7 @@ def test_parameters_beyond_the_double_range_are_decided_exactly_by_vertices_and_
         by_programs = refine(net, box)
     assert [r.pattern for r in by_vertices.regions] == [r.pattern for r in by_programs.regions]
     assert by_vertices.adjacency == by_programs.adjacency
+    assert_complexes_equal(by_vertices, by_programs)
     _check_against_the_oracle(net)
 
 
@@ -158,6 +159,7 @@ def test_worker_processes_give_the_same_complex():
     serial, parallel = refine(net, box), refine(net, box, workers=2)
     assert [r.pattern for r in serial.regions] == [r.pattern for r in parallel.regions]
     assert serial.regions == parallel.regions and serial.adjacency == parallel.adjacency
+    assert_complexes_equal(serial, parallel)
     for bad in (0, -1, 1.5, True):
         with pytest.raises(InvalidInputError, match="workers: expected a positive integer"):
             refine(net, box, workers=bad)

@@ -8,7 +8,8 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Sequence
 
 from polyregions.errors import InvalidInputError
-from polyregions.arrangements._kernel import BOTH, IntRow, canonical, integer_row
+from polyregions.arrangements._kernel import BOTH, IntRow, canonical
+from polyregions.exact._integers import primitive
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -64,7 +65,7 @@ def canonical_hyperplanes(rows: Any, *, dim: int | None = None, what: str = "hyp
         if not any(values[:-1]):
             raise InvalidInputError(f"{what}[{i}]: expected a non-zero normal (a_1, ..., a_{dim}), got all zeros "
                                     f"in [{', '.join(str(v) for v in values)}]")
-        seen.setdefault(canonical(integer_row(values))[0])
+        seen.setdefault(canonical(primitive(values))[0])
     return dim, tuple(seen)
 
 
@@ -144,6 +145,44 @@ class Arrangement:
         where = "" if self.domain is None else ", restricted to a polytope"
         return f"<Arrangement of {len(self)} hyperplanes in R^{self.dim}{where}>"
 
+    def _repr_html_(self) -> str:
+        """A table for notebooks: dimension, rank, hyperplanes, regions, bounded regions and ``chi(t)``.
+
+        Examples
+        --------
+        >>> from polyregions.arrangements import braid
+        >>> print(braid(3)._repr_html_())
+        <table>
+        <caption>Arrangement</caption>
+        <tr><th>dimension</th><td>3</td></tr>
+        <tr><th>rank</th><td>2</td></tr>
+        <tr><th>hyperplanes</th><td>3</td></tr>
+        <tr><th>regions</th><td>6</td></tr>
+        <tr><th>bounded regions</th><td>0</td></tr>
+        <tr><th>characteristic polynomial</th><td>t^3 - 3*t^2 + 2*t</td></tr>
+        </table>
+        """
+        from polyregions._display import html_table
+        from polyregions.arrangements.poset import polynomial_text
+
+        rows: list[tuple[str, Any]] = [("dimension", self.dim), ("rank", self.rank), ("hyperplanes", len(self))]
+        if self.domain is not None:
+            rows.append(("domain", "a polytope (regions are the cells of its interior)"))
+        rows += [("regions", self.num_regions()), ("bounded regions", len(self.bounded_regions())),
+                 ("characteristic polynomial", polynomial_text(self.characteristic_polynomial()))]
+        return html_table("Arrangement", rows)
+
+    def _repr_png_(self) -> bytes | None:
+        """The arrangement drawn by :func:`polyregions.plotting.plot_arrangement`, as PNG bytes, when it is
+        planar (or of rank 2 without a domain, drawn through its essentialization); None otherwise or without
+        matplotlib."""
+        if not (self.dim == 2 or (self.dim > 2 and self.rank == 2 and self.domain is None)):
+            return None  # what polyregions.plotting.arrangements.planar accepts
+        from polyregions._display import png_picture
+        from polyregions.plotting.arrangements import plot_arrangement
+
+        return png_picture(lambda ax: plot_arrangement(self, ax=ax))
+
     @property
     def normals(self) -> tuple[IntRow, ...]:
         """The normal vectors ``a`` of the canonical rows."""
@@ -200,7 +239,7 @@ class Arrangement:
             for a, bi in zip(A, b):
                 if not any(a):
                     continue  # 0 <= b, which holds since the interior is non-empty
-                row, orientation = canonical(integer_row(tuple(a) + (-bi,)))
+                row, orientation = canonical(primitive(tuple(a) + (-bi,)))
                 bit = 1 if orientation > 0 else 2
                 i = where.get(row)
                 if i is None:
@@ -314,7 +353,7 @@ class Arrangement:
         b = rational_vector(self.domain.b, what="domain.b", length=len(A))
         new_A, new_b = [], []
         for a, bi in zip(A, b):
-            row = integer_row(tuple(a) + (-bi,))
+            row = primitive(tuple(a) + (-bi,))
             r = tuple(sum(map(mul, row, c)) for c in columns)
             if any(r[:-1]):
                 new_A.append(tuple(Fraction(v) for v in r[:-1]))
