@@ -2,12 +2,13 @@ import json
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from polyregions.regions import domains as dom
 from polyregions.errors import InvalidInputError
 from polyregions.exact.linalg import dot
 from polyregions.networks.network import Network
+from polyregions.regions import domains as dom
 
 F = Fraction
 small = st.fractions(min_value=-5, max_value=5, max_denominator=6)

@@ -12,14 +12,19 @@ from pathlib import Path
 
 import pytest
 
-from polyregions.experiments.claims import BUILTIN_CLAIMS, Verdict, layered_regions_bound, one_layer_regions_bound, \
-    resolve_claim
 from polyregions.cli import main
+from polyregions.errors import InvalidInputError
+from polyregions.experiments.claims import (
+    BUILTIN_CLAIMS,
+    Verdict,
+    layered_regions_bound,
+    one_layer_regions_bound,
+    resolve_claim,
+)
+from polyregions.experiments.counterexamples import search, simple_values
 from polyregions.networks.constructions import sawtooth
 from polyregions.regions.domains import box
 from polyregions.regions.enumeration import enumerate_regions
-from polyregions.errors import InvalidInputError
-from polyregions.experiments.counterexamples import search, simple_values
 from proofs_check.verify import verify_export, verify_file
 
 REPO = Path(__file__).resolve().parents[1]
@@ -284,6 +289,11 @@ def test_bad_search_input():
         simple_values(max_abs=0)
     with pytest.raises(InvalidInputError, match="existing directory"):
         search(ONE_LAYER, widths=[1, 2], output="/no/such/directory/cert.json")
+
+    def never(complex_):
+        raise AssertionError("a network was evaluated before the engine was checked")
+    with pytest.raises(InvalidInputError, match="engine: expected one of auto, mesh, lp, got 'nope'"):
+        search(never, widths=[1, 2], engine="nope")
 
     def broken(complex_):
         raise ValueError("no idea")

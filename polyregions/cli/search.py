@@ -55,8 +55,8 @@ def _integers(text: str, what: str) -> list[int]:
 
 
 def run(args) -> int:
-    from polyregions.experiments.claims import BUILTIN_CLAIMS, ALIASES
     from polyregions.errors import InvalidInputError
+    from polyregions.experiments.claims import ALIASES, BUILTIN_CLAIMS
     from polyregions.experiments.counterexamples import search, simple_values
 
     if args.list_claims:

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from polyregions.errors import InvalidInputError
 
+if TYPE_CHECKING:
+    from polyregions.exact.lp import LPStatus
 
-def solve_with_cvxpy(c: np.ndarray, A: np.ndarray, b: np.ndarray):
+__all__ = ["solve_with_cvxpy"]
+
+
+def solve_with_cvxpy(c: np.ndarray, A: np.ndarray, b: np.ndarray
+                     ) -> tuple[LPStatus, np.ndarray | None, np.ndarray | None] | None:
     """Return (status, x, y) for ``max c.x s.t. A x <= b``, or None when cvxpy gives no usable answer."""
     try:
         import cvxpy as cp

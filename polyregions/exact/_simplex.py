@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from polyregions.exact.linalg import Matrix, Vector, solve
+
+if TYPE_CHECKING:
+    from polyregions.exact.lp import LPStatus  # lp imports this module: its status type is for checkers only
 
 __all__ = ["ExactLPSolution", "exact_simplex"]
 
@@ -26,7 +29,7 @@ class ExactLPSolution:
     ``duals @ A == 0`` and ``duals . b < 0``).
     """
 
-    status: str
+    status: "LPStatus"
     point: Vector | None = None
     duals: Vector | None = None
     ray: Vector | None = None

@@ -16,17 +16,23 @@ import math
 import threading
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
+from typing import Any, Literal, Sequence, get_args
 
 import numpy as np
 
 from polyregions.errors import CertificateError, InvalidInputError
-from polyregions.exact.linalg import Matrix, Vector, dot, matvec, nullspace, rref, solve
 from polyregions.exact._simplex import exact_simplex
+from polyregions.exact.linalg import Matrix, Vector, dot, nullspace, rref, solve
 
-__all__ = ["LPResult", "maximize", "strict_point", "feasible_point", "highs_maximize", "BACKENDS"]
+__all__ = ["LPResult", "maximize", "strict_point", "feasible_point", "highs_maximize", "Backend", "BACKENDS",
+           "LPStatus"]
 
-BACKENDS = ("highs", "exact", "cvxpy")
+#: The solvers a program can start with: HiGHS or cvxpy in floating point (then certified), or the exact simplex.
+Backend = Literal["highs", "exact", "cvxpy"]
+#: The values of ``backend`` parameters.
+BACKENDS: tuple[Backend, ...] = get_args(Backend)
+#: How a linear program ended.
+LPStatus = Literal["optimal", "infeasible", "unbounded"]
 
 _ZERO = Fraction(0)
 _ONE = Fraction(1)
@@ -50,7 +56,7 @@ class LPResult:
         equalities and ``y.b`` equal to ``value`` modulo them; when infeasible, Farkas multipliers.
     """
 
-    status: str
+    status: LPStatus
     value: Fraction | None = None
     point: Vector | None = None
     ray: Vector | None = None
@@ -114,7 +120,7 @@ class _Reduced:
 
 
 def maximize(c: Sequence, A: Sequence[Sequence], b: Sequence, *, E: Sequence[Sequence] = (),
-             e: Sequence = (), dim: int | None = None, backend: str = "highs") -> LPResult:
+             e: Sequence = (), dim: int | None = None, backend: Backend = "highs") -> LPResult:
     """Maximise ``c.x`` subject to ``A x <= b`` and ``E x = e``, with an exact certificate.
 
     Examples
@@ -142,7 +148,7 @@ def maximize(c: Sequence, A: Sequence[Sequence], b: Sequence, *, E: Sequence[Seq
 
 
 def strict_point(A: Sequence[Sequence], b: Sequence, *, E: Sequence[Sequence] = (), e: Sequence = (),
-                 dim: int | None = None, backend: str = "highs") -> Vector | None:
+                 dim: int | None = None, backend: Backend = "highs") -> Vector | None:
     """Return an exact point with ``A x < b`` in every row and ``E x = e``, or None when none exists.
 
     A point is checked exactly against every strict inequality; None is certified by an exact optimum of
@@ -159,7 +165,7 @@ def strict_point(A: Sequence[Sequence], b: Sequence, *, E: Sequence[Sequence] = 
 
 
 def feasible_point(A: Sequence[Sequence], b: Sequence, *, E: Sequence[Sequence] = (), e: Sequence = (),
-                   dim: int | None = None, backend: str = "highs") -> Vector | None:
+                   dim: int | None = None, backend: Backend = "highs") -> Vector | None:
     """Return an exact point with ``A x <= b`` and ``E x = e``, or None when none exists (certified)."""
     return _slack_point(A, b, E, e, dim, backend, strict=False)
 
@@ -181,7 +187,7 @@ def _exact(A, b, E, e):
     return matrix(A, "A"), vector(b, "b"), matrix(E, "E"), vector(e, "e")
 
 
-def _slack_point(A, b, E, e, dim, backend, *, strict: bool) -> Vector | None:
+def _slack_point(A, b, E, e, dim, backend: Backend, *, strict: bool) -> Vector | None:
     A, b, E, e = _exact(A, b, E, e)
     n = _check_shapes(A, b, E, e, dim)
     reduced = _Reduced(A, b, E, e, n)
@@ -257,7 +263,8 @@ def _dense_pattern(m: int, n: int) -> tuple[np.ndarray, np.ndarray]:
     return starts, np.tile(np.arange(n), m)
 
 
-def highs_maximize(c_f: np.ndarray, A_f: np.ndarray, b_f: np.ndarray) -> tuple[str | None, np.ndarray, np.ndarray]:
+def highs_maximize(c_f: np.ndarray, A_f: np.ndarray, b_f: np.ndarray
+                   ) -> tuple[LPStatus | None, np.ndarray | None, np.ndarray | None]:
     """Solve ``max c.x s.t. A x <= b`` (x free) with HiGHS in floating point: (status, x, duals >= 0).
 
     One solver object per thread is reused, which costs a tenth of scipy's ``linprog`` per small program. The
@@ -288,9 +295,10 @@ def highs_maximize(c_f: np.ndarray, A_f: np.ndarray, b_f: np.ndarray) -> tuple[s
     solver.passModel(lp)
     solver.run()
     model_status = solver.getModelStatus()
-    status = {highspy.HighsModelStatus.kOptimal: "optimal",
-              highspy.HighsModelStatus.kInfeasible: "infeasible",
-              highspy.HighsModelStatus.kUnbounded: "unbounded"}.get(model_status)
+    statuses: dict[Any, LPStatus] = {highspy.HighsModelStatus.kOptimal: "optimal",
+                                     highspy.HighsModelStatus.kInfeasible: "infeasible",
+                                     highspy.HighsModelStatus.kUnbounded: "unbounded"}
+    status = statuses.get(model_status)
     if status != "optimal":
         return status, None, None
     solution = solver.getSolution()
@@ -311,7 +319,7 @@ def _float_slack_point(A: Matrix, b: Vector, weights: Vector, k: int) -> Vector 
     return tuple(Fraction(float(v)) for v in x[:k])
 
 
-def _maximize(c: Vector, A: Matrix, b: Vector, n: int, backend: str) -> LPResult:
+def _maximize(c: Vector, A: Matrix, b: Vector, n: int, backend: Backend) -> LPResult:
     """The certified program on inequalities only."""
     if backend not in BACKENDS:
         raise InvalidInputError(f"linear program: expected backend in {BACKENDS}, got {backend!r}")
@@ -324,7 +332,8 @@ def _maximize(c: Vector, A: Matrix, b: Vector, n: int, backend: str) -> LPResult
                     value=dot(c, exact.point) if exact.status == "optimal" else None)
 
 
-def _float_solve(c: Vector, A: Matrix, b: Vector, n: int, backend: str):
+def _float_solve(c: Vector, A: Matrix, b: Vector, n: int, backend: Backend
+                 ) -> tuple[LPStatus, np.ndarray | None, np.ndarray | None] | None:
     """Return (status, x, y) from a floating-point solver, or None when it could not run."""
     scaled = _to_float(A, b)
     if scaled is None:
@@ -344,7 +353,7 @@ def _float_solve(c: Vector, A: Matrix, b: Vector, n: int, backend: str):
     return status, x, y
 
 
-def _certified_float(c: Vector, A: Matrix, b: Vector, n: int, backend: str, *, auxiliary: bool = False
+def _certified_float(c: Vector, A: Matrix, b: Vector, n: int, backend: Backend, *, auxiliary: bool = False
                      ) -> LPResult | None:
     """A float solve turned into a certified answer, or None for the exact simplex to decide.
 

@@ -36,14 +36,15 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
-from polyregions.experiments.claims import Claim, Verdict, resolve_claim
 from polyregions.errors import InvalidInputError
+from polyregions.experiments.claims import Claim, Verdict, resolve_claim
 
 if TYPE_CHECKING:
     from polyregions.networks.activations import Activation
-    from polyregions.regions.domains import Domain
     from polyregions.networks.network import Network
     from polyregions.regions.complex import RegionComplex
+    from polyregions.regions.domains import Domain
+    from polyregions.regions.enumeration import Engine
 
 __all__ = ["SearchResult", "search", "simple_values", "certificate", "write_certificate", "CERTIFICATE_KEYS"]
 
@@ -110,8 +111,8 @@ class _Shape:
 
 
 def _architecture(widths: Any, activation: Any, output_dim: Any) -> _Shape:
-    from polyregions.networks.activations import linear
     from polyregions.experiments.sweeps import parse_activation
+    from polyregions.networks.activations import linear
 
     if isinstance(widths, (str, bytes)) or not hasattr(widths, "__iter__"):
         raise InvalidInputError(f"widths: expected [input_dim, width_1, ..., width_L] such as [1, 2, 2], "
@@ -209,23 +210,18 @@ def write_certificate(doc: dict[str, Any], path: str | os.PathLike) -> None:
     atomic_write_text(path, json.dumps(doc) + "\n")
 
 
-def _check_count(value: Any, what: str, *, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise InvalidInputError(f"{what}: expected an integer >= {low}, got {value!r}")
-    return value
-
-
 def search(claim: "str | Claim | Callable[[RegionComplex], Any]", *, widths: Sequence[int] | None = None,
            activation: "str | Activation" = "relu", output_dim: int | None = 1, domain: "Domain | None" = None,
            seed: int = 0, evaluations: int = 2000, patience: int = 50, values: Iterable[Any] | None = None,
-           start: "Network | None" = None, maximize: bool = False, shrink: int = 200, engine: str = "auto",
+           start: "Network | None" = None, maximize: bool = False, shrink: int = 200, engine: Engine = "auto",
            output: str | os.PathLike | None = None, progress: bool = False) -> SearchResult:
     """Search for a network that breaks ``claim``; return the best one found with its certificate.
 
     Parameters
     ----------
     claim : str, Claim or callable
-        See :func:`polyregions.experiments.claims.resolve_claim` (built-in names, ``module:function``, ``file.py[:fn]``).
+        See :func:`polyregions.experiments.claims.resolve_claim` (built-in names, ``module:function``,
+        ``file.py[:fn]``).
     widths : sequence of int, keyword-only
         ``[n0, n1, ..., nL]``: input dimension and hidden widths (not needed with ``start``).
     activation : str or Activation, keyword-only
@@ -249,7 +245,7 @@ def search(claim: "str | Claim | Callable[[RegionComplex], Any]", *, widths: Seq
         Keep climbing after the first counterexample, for the largest violation within the budget.
     shrink : int, keyword-only
         Candidates to spend simplifying a counterexample (0: keep it as found).
-    engine : str, keyword-only
+    engine : {"auto", "mesh", "lp"}, keyword-only
         Passed to :func:`polyregions.regions.enumeration.enumerate_regions`.
     output : path, keyword-only
         Write the certificate of the best network there (atomically), also when interrupted.
@@ -260,139 +256,243 @@ def search(claim: "str | Claim | Callable[[RegionComplex], Any]", *, widths: Seq
     -------
     SearchResult
     """
-    from polyregions.regions.domains import box
-    from polyregions.regions.enumeration import enumerate_regions
     from polyregions._progress import progress_bar
 
     started = time.perf_counter()
+    problem = _problem(claim, widths=widths, activation=activation, output_dim=output_dim, domain=domain, seed=seed,
+                       evaluations=evaluations, patience=patience, values=values, start=start, maximize=maximize,
+                       shrink=shrink, engine=engine, output=output)
+    interrupted = False
+    with progress_bar(total=problem.evaluations + problem.shrink, desc="search", enabled=progress) as bar:
+        walk = _Walk(problem, bar)
+        try:
+            walk.climb()
+            walk.shrink()
+        except KeyboardInterrupt:
+            interrupted = True
+    return _result(walk, interrupted=interrupted, started=started)
+
+
+def _check_count(value: Any, what: str, *, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise InvalidInputError(f"{what}: expected an integer >= {low}, got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class _Problem:
+    """The checked arguments of :func:`search`: the claim, where and over which networks, and the budget."""
+
+    claim: Claim
+    shape: _Shape
+    grid: tuple[Fraction, ...]
+    domain: "Domain"
+    start: "Network | None"
+    seed: int
+    evaluations: int
+    patience: int
+    shrink: int
+    maximize: bool
+    engine: "Engine"
+    output: "str | os.PathLike | None"
+
+
+def _problem(claim: Any, *, widths: Any, activation: Any, output_dim: Any, domain: "Domain | None", seed: Any,
+             evaluations: Any, patience: Any, values: Iterable[Any] | None, start: "Network | None",
+             maximize: bool, shrink: Any, engine: Any, output: Any) -> _Problem:
+    """Resolve and check the arguments of :func:`search`, the first wrong one reported first."""
+    from polyregions.regions.enumeration import ENGINES
+
     claim = resolve_claim(claim)
-    if start is not None:
-        if widths is not None:
-            raise InvalidInputError("widths: expected None with start (the start network fixes the architecture), "
-                                    f"got {widths!r}")
-        shape = _Shape.of(start)
-        if start.num_neurons == 0:
-            raise InvalidInputError("start: expected a network with at least one non-linear layer")
-    else:
-        if widths is None:
-            raise InvalidInputError("widths: expected [input_dim, width_1, ..., width_L], got None")
-        shape = _architecture(widths, activation, output_dim)
+    shape = _shape(start, widths, activation, output_dim)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InvalidInputError(f"seed: expected a non-negative integer, got {seed!r}")
     evaluations = _check_count(evaluations, "evaluations", low=1)
     patience = _check_count(patience, "patience", low=1)
     shrink = _check_count(shrink, "shrink", low=0)
-    if values is None:
-        grid = simple_values()
-    else:
-        from polyregions.exact.rationals import rational_vector
-        grid = tuple(sorted(set(rational_vector(list(values), what="values"))))
-        if len(grid) < 2:
-            raise InvalidInputError(f"values: expected at least two distinct numbers, got {len(grid)}")
+    grid = _grid(values)
     if output is not None and not os.path.isdir(os.path.dirname(os.path.abspath(output))):
         raise InvalidInputError(f"output: expected a file in an existing directory, got {os.fspath(output)!r}")
+    domain = _domain(domain, shape.input_dim)
+    if engine not in ENGINES:
+        raise InvalidInputError(f"engine: expected one of {', '.join(ENGINES)}, got {engine!r}")
+    return _Problem(claim, shape, grid, domain, start, seed, evaluations, patience, shrink, maximize, engine, output)
+
+
+def _shape(start: "Network | None", widths: Any, activation: Any, output_dim: Any) -> _Shape:
+    """The architecture searched: the start network's, or the one ``widths``, ``activation`` and ``output_dim`` give."""
+    if start is None:
+        if widths is None:
+            raise InvalidInputError("widths: expected [input_dim, width_1, ..., width_L], got None")
+        return _architecture(widths, activation, output_dim)
+    if widths is not None:
+        raise InvalidInputError("widths: expected None with start (the start network fixes the architecture), "
+                                f"got {widths!r}")
+    shape = _Shape.of(start)
+    if start.num_neurons == 0:
+        raise InvalidInputError("start: expected a network with at least one non-linear layer")
+    return shape
+
+
+def _grid(values: Iterable[Any] | None) -> tuple[Fraction, ...]:
+    """The sorted grid of weights and biases: :func:`simple_values` by default, else the distinct ``values``."""
+    if values is None:
+        return simple_values()
+    from polyregions.exact.rationals import rational_vector
+
+    grid = tuple(sorted(set(rational_vector(list(values), what="values"))))
+    if len(grid) < 2:
+        raise InvalidInputError(f"values: expected at least two distinct numbers, got {len(grid)}")
+    return grid
+
+
+def _domain(domain: "Domain | None", input_dim: int) -> "Domain":
+    """The domain of the search: ``[-1, 1]^input_dim`` by default, else ``domain`` once its dimension fits."""
+    from polyregions.regions.domains import box
+
     if domain is None:
-        domain = box([-1] * shape.input_dim, [1] * shape.input_dim)
-    if domain.input_dim != shape.input_dim:
-        raise InvalidInputError(f"domain: expected a domain in R^{shape.input_dim} (the network's input), got one "
+        return box([-1] * input_dim, [1] * input_dim)
+    if domain.input_dim != input_dim:
+        raise InvalidInputError(f"domain: expected a domain in R^{input_dim} (the network's input), got one "
                                 f"in R^{domain.input_dim}")
+    return domain
 
-    rng = random.Random(seed)
-    cache: dict[tuple[Fraction, ...], Verdict] = {}
-    # best and last: (params, network, complex, verdict)
-    state: dict[str, Any] = {"best": None, "last": None, "evaluations": 0, "restarts": 0}
 
-    def key_of(verdict: Verdict) -> tuple:
-        return (not verdict.holds, verdict.score)
+@dataclass(frozen=True)
+class _Candidate:
+    """One evaluated network: its parameters, the network, its region complex and the claim's verdict on it."""
 
-    def compute(params: tuple[Fraction, ...]) -> tuple:
-        network = shape.build(params)
-        complex_ = enumerate_regions(network, domain, engine=engine)
-        return params, network, complex_, claim(complex_)
+    params: tuple[Fraction, ...]
+    network: "Network"
+    complex: "RegionComplex"
+    verdict: Verdict
 
-    def evaluate(params: tuple[Fraction, ...], bar) -> Verdict:
-        state["evaluations"] += 1
-        bar.update(1)
-        if params in cache:
-            return cache[params]
-        entry = compute(params)
-        cache[params] = entry[3]
-        state["last"] = entry
-        if state["best"] is None or key_of(entry[3]) > key_of(state["best"][3]):
-            state["best"] = entry
-        return entry[3]
 
-    def found() -> bool:
-        return state["best"] is not None and not state["best"][3].holds
+def _rank(verdict: Verdict) -> tuple:
+    """The order of verdicts: a broken claim beats any that holds, then the larger score wins."""
+    return (not verdict.holds, verdict.score)
 
-    def random_params() -> tuple[Fraction, ...]:
-        return tuple(rng.choice(grid) for _ in range(shape.size))
 
-    def move(params: tuple[Fraction, ...]) -> tuple[Fraction, ...]:
-        i = rng.randrange(shape.size)
+class _Walk:
+    """The state of one search: its random generator, the verdicts seen, the best and the last candidate."""
+
+    def __init__(self, problem: _Problem, bar: Any) -> None:
+        self.problem = problem
+        self.bar = bar
+        self.rng = random.Random(problem.seed)
+        self.cache: dict[tuple[Fraction, ...], Verdict] = {}
+        self.best: _Candidate | None = None
+        self.last: _Candidate | None = None
+        self.evaluations = 0
+        self.restarts = 0
+
+    @property
+    def found(self) -> bool:
+        """Whether the best candidate so far breaks the claim."""
+        return self.best is not None and not self.best.verdict.holds
+
+    def compute(self, params: tuple[Fraction, ...]) -> _Candidate:
+        """Enumerate the regions of the network with these parameters and decide the claim on them."""
+        from polyregions.regions.enumeration import enumerate_regions
+
+        network = self.problem.shape.build(params)
+        complex_ = enumerate_regions(network, self.problem.domain, engine=self.problem.engine)
+        return _Candidate(params, network, complex_, self.problem.claim(complex_))
+
+    def evaluate(self, params: tuple[Fraction, ...]) -> Verdict:
+        """The verdict on these parameters (from the cache when seen before); one evaluation of the budget."""
+        self.evaluations += 1
+        self.bar.update(1)
+        if params in self.cache:
+            return self.cache[params]
+        candidate = self.compute(params)
+        self.cache[params] = candidate.verdict
+        self.last = candidate
+        if self.best is None or _rank(candidate.verdict) > _rank(self.best.verdict):
+            self.best = candidate
+        return candidate.verdict
+
+    def random_params(self) -> tuple[Fraction, ...]:
+        """Every parameter drawn from the grid."""
+        return tuple(self.rng.choice(self.problem.grid) for _ in range(self.problem.shape.size))
+
+    def move(self, params: tuple[Fraction, ...]) -> tuple[Fraction, ...]:
+        """One parameter moved to a neighbouring grid value (half the time, when on the grid) or a random one."""
+        grid = self.problem.grid
+        i = self.rng.randrange(self.problem.shape.size)
         value = params[i]
-        if value in grid and rng.random() < 0.5:
-            j = grid.index(value) + rng.choice((-1, 1))
+        if value in grid and self.rng.random() < 0.5:
+            j = grid.index(value) + self.rng.choice((-1, 1))
             new = grid[min(max(j, 0), len(grid) - 1)]
         else:
-            new = rng.choice(grid)
+            new = self.rng.choice(grid)
         return params[:i] + (new,) + params[i + 1:]
 
-    interrupted = False
-    budget = evaluations
-    with progress_bar(total=evaluations + shrink, desc="search", enabled=progress) as bar:
-        try:
-            while state["evaluations"] < budget and (maximize or not found()):
-                current = shape.params_of(start) if start is not None and state["restarts"] == 0 \
-                    else random_params()
-                state["restarts"] += 1
-                score = evaluate(current, bar).score
-                stall = 0
-                while stall < patience and state["evaluations"] < budget and (maximize or not found()):
-                    candidate = move(current)
-                    verdict = evaluate(candidate, bar)
-                    if verdict.score > score:
-                        current, score, stall = candidate, verdict.score, 0
-                    else:
-                        if verdict.score == score:
-                            current = candidate  # drift along plateaus
-                        stall += 1
-            if found() and shrink:
-                budget = state["evaluations"] + shrink
-                _shrink(state, evaluate, compute, grid, budget, bar, key_of, maximize)
-        except KeyboardInterrupt:
-            interrupted = True
+    def _going(self) -> bool:
+        problem = self.problem
+        return self.evaluations < problem.evaluations and (problem.maximize or not self.found)
 
-    best = state["best"]
+    def climb(self) -> None:
+        """Random restarts and hill climbing, until the budget is spent or (unless maximizing) the claim breaks."""
+        problem = self.problem
+        while self._going():
+            if problem.start is not None and self.restarts == 0:
+                current = problem.shape.params_of(problem.start)
+            else:
+                current = self.random_params()
+            self.restarts += 1
+            score = self.evaluate(current).score
+            stall = 0
+            while stall < problem.patience and self._going():
+                candidate = self.move(current)
+                verdict = self.evaluate(candidate)
+                if verdict.score > score:
+                    current, score, stall = candidate, verdict.score, 0
+                else:
+                    if verdict.score == score:
+                        current = candidate  # drift along plateaus
+                    stall += 1
+
+    def shrink(self) -> None:
+        """Replace parameters of the counterexample by simpler grid values while the claim stays broken."""
+        if not (self.found and self.problem.shrink):
+            return
+        budget = self.evaluations + self.problem.shrink
+        simplest = sorted(self.problem.grid, key=_simplicity)
+        changed = True
+        while changed and self.evaluations < budget:
+            changed = False
+            assert self.best is not None  # the phase starts from a counterexample, and only better ones replace it
+            params = self.best.params
+            for i in range(len(params)):
+                for simpler in simplest:
+                    if _simplicity(simpler) >= _simplicity(params[i]) or self.evaluations >= budget:
+                        break
+                    candidate = params[:i] + (simpler,) + params[i + 1:]
+                    verdict = self.evaluate(candidate)
+                    if self._simpler_is_kept(verdict):
+                        last = self.last
+                        self.best = last if last is not None and last.params == candidate else self.compute(candidate)
+                        params, changed = candidate, True
+                        break
+
+    def _simpler_is_kept(self, verdict: Verdict) -> bool:
+        """Whether a simpler candidate replaces the best: it still breaks the claim (and, maximizing, no less)."""
+        assert self.best is not None
+        return not verdict.holds and (not self.problem.maximize or _rank(verdict) >= _rank(self.best.verdict))
+
+
+def _result(walk: _Walk, *, interrupted: bool, started: float) -> SearchResult:
+    """The certificate of the best candidate (written to ``output`` when given) and the :class:`SearchResult`."""
+    problem, best = walk.problem, walk.best
     doc = None
     if best is not None:
-        _, network, complex_, verdict = best
-        doc = certificate(complex_, claim, verdict, search_info={
-            "seed": seed, "evaluations": state["evaluations"], "enumerated": len(cache),
-            "restarts": state["restarts"], "interrupted": interrupted,
-            "values": [str(v) for v in grid], "engine": complex_.engine})
-        if output is not None:
-            write_certificate(doc, output)
-    return SearchResult(claim, found(), best[3] if best else None, best[1] if best else None,
-                        best[2] if best else None, doc, state["evaluations"], len(cache), state["restarts"],
+        doc = certificate(best.complex, problem.claim, best.verdict, search_info={
+            "seed": problem.seed, "evaluations": walk.evaluations, "enumerated": len(walk.cache),
+            "restarts": walk.restarts, "interrupted": interrupted,
+            "values": [str(v) for v in problem.grid], "engine": best.complex.engine})
+        if problem.output is not None:
+            write_certificate(doc, problem.output)
+    return SearchResult(problem.claim, walk.found, best.verdict if best else None, best.network if best else None,
+                        best.complex if best else None, doc, walk.evaluations, len(walk.cache), walk.restarts,
                         interrupted, time.perf_counter() - started)
-
-
-def _shrink(state, evaluate, compute, grid, budget, bar, key_of, maximize) -> None:
-    """Replace parameters of the counterexample by simpler grid values while the claim stays broken."""
-    simplest = sorted(grid, key=_simplicity)
-    changed = True
-    while changed and state["evaluations"] < budget:
-        changed = False
-        params = state["best"][0]
-        for i in range(len(params)):
-            for simpler in simplest:
-                if _simplicity(simpler) >= _simplicity(params[i]) or state["evaluations"] >= budget:
-                    break
-                candidate = params[:i] + (simpler,) + params[i + 1:]
-                verdict = evaluate(candidate, bar)
-                if not verdict.holds and (not maximize or key_of(verdict) >= key_of(state["best"][3])):
-                    last = state["last"]
-                    state["best"] = last if last is not None and last[0] == candidate else compute(candidate)
-                    params, changed = candidate, True
-                    break

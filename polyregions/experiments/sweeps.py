@@ -45,6 +45,7 @@ from polyregions.errors import InvalidInputError
 
 if TYPE_CHECKING:
     from polyregions.networks.activations import Activation
+    from polyregions.regions.enumeration import Engine
 
 __all__ = ["SweepTask", "SweepResult", "sweep_tasks", "run_task", "sweep", "read_table", "write_table",
            "parse_activation", "parse_seeds", "INITIALIZERS", "ACTIVATIONS", "KEY", "COLUMNS", "BOUND_NAMES"]
@@ -74,8 +75,8 @@ def parse_activation(spec: "str | Activation") -> tuple[str, "Activation"]:
     >>> parse_activation("leaky_relu:0.2")[0], parse_activation("leaky_relu:1/100")[0]
     ('leaky_relu:1/5', 'leaky_relu')
     """
-    from polyregions.networks.activations import Activation, activation_from_json, leaky_relu
     from polyregions.exact.rationals import rational
+    from polyregions.networks.activations import Activation, activation_from_json, leaky_relu
 
     if isinstance(spec, Activation):
         if spec.name == "leaky_relu":
@@ -127,7 +128,7 @@ class SweepTask:
     activation: str
     lower: Fraction = Fraction(-1)
     upper: Fraction = Fraction(1)
-    engine: str = "auto"
+    engine: Engine = "auto"
 
     @property
     def architecture(self) -> str:
@@ -144,7 +145,7 @@ class SweepTask:
 
 def sweep_tasks(widths: Iterable[Sequence[int]], *, seeds: Iterable[int], inits: Iterable[str] = ("he_normal",),
                 activations: Iterable[str] = ("relu",), box: tuple[Any, Any] = (-1, 1),
-                engine: str = "auto") -> list[SweepTask]:
+                engine: Engine = "auto") -> list[SweepTask]:
     """Every combination, architecture-major: for each architecture, seed, initialisation, activation.
 
     Examples
@@ -152,8 +153,8 @@ def sweep_tasks(widths: Iterable[Sequence[int]], *, seeds: Iterable[int], inits:
     >>> [t.key for t in sweep_tasks([[2, 8, 8]], seeds=[0, 1], box=("-1/2", "1/2"))]
     [('2-8-8', '0', 'he_normal', 'relu', 'box[-1/2,1/2]'), ('2-8-8', '1', 'he_normal', 'relu', 'box[-1/2,1/2]')]
     """
-    from polyregions.regions.enumeration import ENGINES
     from polyregions.exact.rationals import rational
+    from polyregions.regions.enumeration import ENGINES
 
     archs = []
     for i, w in enumerate(list(widths)):
@@ -207,8 +208,8 @@ def run_task(task: SweepTask) -> dict[str, str]:
 
 
 def _run_task(task: SweepTask) -> dict[str, str]:
-    from polyregions.networks import initializers
     from polyregions.measures.bounds import compare_with_bounds
+    from polyregions.networks import initializers
     from polyregions.regions.domains import box
     from polyregions.regions.enumeration import enumerate_regions
 

@@ -24,8 +24,8 @@ between them, widened by one on each side, holds every breakpoint.
 
 Examples
 --------
->>> from polyregions.networks.constructions import sawtooth
->>> t = trajectory(sawtooth(3), [[0], [1]])
+>>> import polyregions as pr
+>>> t = pr.trajectory(pr.sawtooth(3), [[0], [1]])
 >>> t.regions, t.distinct_patterns, t.transitions > 0
 (8, 8, True)
 """
@@ -43,6 +43,7 @@ from polyregions.exact.surds import SurdSum
 
 if TYPE_CHECKING:
     from polyregions.networks.network import Network
+    from polyregions.regions.enumeration import Engine
 
 __all__ = ["Piece", "Trajectory", "trajectory", "line_regions", "regions_along_lines"]
 
@@ -72,14 +73,31 @@ class Piece:
 class Trajectory:
     """The pieces of a network along a polyline, in order.
 
+    Returned by :func:`trajectory` (and :func:`line_regions`). Its counts are :attr:`regions` (maximal runs of
+    constant pattern), :attr:`distinct_patterns`, :attr:`transitions` (also :meth:`transitions_per_layer`) and
+    :meth:`linear_pieces`; its lengths after each layer are :meth:`lengths_exact` and :meth:`lengths`.
+
     Attributes
     ----------
     network : Network
+        The network.
     points : tuple of Vector
         The polyline's vertices in input space.
     pieces : tuple of Piece
+        The maximal intervals of constant pattern on each segment, in order along the curve.
     maps : tuple of Network
         The network restricted to each segment (``t -> N(points[i] + t (points[i+1] - points[i]))``).
+
+    Examples
+    --------
+    The sawtooth of depth 3 crosses ``2^3`` regions on ``[0, 1]``, and its graph climbs 8 times by 1:
+
+    >>> import polyregions as pr
+    >>> t = pr.trajectory(pr.sawtooth(3), [[0], [1]])
+    >>> t.regions, t.transitions_per_layer(), t.linear_pieces()
+    (8, (1, 2, 4), 8)
+    >>> [str(length) for length in t.lengths_exact()]
+    ['1', 'sqrt(2)/2 + 1/2', 'sqrt(2) + 1', '2*sqrt(2) + 2', '8']
     """
 
     network: "Network"
@@ -203,7 +221,7 @@ def _check_points(points: Any, n: int) -> tuple[Vector, ...]:
     return exact
 
 
-def _segment_pieces(network: "Network", a: Vector, b: Vector, index: int, engine: str):
+def _segment_pieces(network: "Network", a: Vector, b: Vector, index: int, engine: Engine):
     from polyregions.regions.domains import segment
     from polyregions.regions.enumeration import enumerate_regions
 
@@ -226,22 +244,36 @@ def _interval(region) -> tuple[Fraction, Fraction]:
     return lo, hi
 
 
-def trajectory(network: "Network", points: Any, *, engine: str = "mesh") -> Trajectory:
+def trajectory(network: "Network", points: Any, *, engine: Engine = "mesh") -> Trajectory:
     """The regions, transitions and lengths of ``network`` along the polyline through ``points``.
 
     Parameters
     ----------
     network : Network
+        The network.
     points : sequence of at least two input points
         A segment (two points), or samples of a curve (read exactly; consecutive points must differ).
     engine : {"mesh", "lp"}, keyword-only
         The 1-D enumeration engine (both exact).
 
+    Returns
+    -------
+    Trajectory
+        The pieces along the curve, with their counts and lengths.
+
+    Raises
+    ------
+    InvalidInputError
+        When there are fewer than two points, a point has the wrong length or is not made of numbers, or two
+        consecutive points are equal.
+
     Examples
     --------
-    >>> from polyregions.networks.network import Network
-    >>> net = Network.from_layers(1, [([[1], [1]], [0, -1], "relu")])
-    >>> t = trajectory(net, [[-1], [2], [0]])
+    The curve ``-1 -> 2 -> 0`` crosses the breakpoints 0 and 1, then 1 again: four runs, three patterns.
+
+    >>> import polyregions as pr
+    >>> net = pr.Network.from_layers(1, [([[1], [1]], [0, -1], "relu")])
+    >>> t = pr.trajectory(net, [[-1], [2], [0]])
     >>> t.regions, t.distinct_patterns, t.transitions_per_layer()
     (4, 3, (3,))
     """
@@ -290,7 +322,7 @@ def _end_interval(net: "Network", sign: int) -> Fraction | None:
     return end
 
 
-def line_regions(network: "Network", point: Any, *, through: Any = None, engine: str = "mesh") -> Trajectory:
+def line_regions(network: "Network", point: Any, *, through: Any = None, engine: Engine = "mesh") -> Trajectory:
     """The pieces of ``network`` along the whole line through ``through`` (default: the origin) and ``point``.
 
     Returns the trajectory over a segment of that line that holds every breakpoint, so its ``regions`` is the
@@ -319,14 +351,36 @@ def line_regions(network: "Network", point: Any, *, through: Any = None, engine:
 
 
 def regions_along_lines(network: "Network", inputs: Sequence[Any], *, through: Any = None) -> list[int]:
-    """The number of regions on each line through ``through`` (default: the origin) and an input (Hanin &
-    Rolnick's Figure 5 plots their mean divided by the number of neurons).
+    """The number of regions on each line through ``through`` (default: the origin) and an input.
+
+    Hanin & Rolnick's Figure 5 plots their mean divided by the number of neurons.
+
+    Parameters
+    ----------
+    network : Network
+        The network.
+    inputs : sequence of input points
+        One line per input; each must differ from ``through``.
+    through : sequence of numbers, optional, keyword-only
+        The common point of the lines; the origin when omitted.
+
+    Returns
+    -------
+    list of int
+        The number of regions on each whole (infinite) line, counted exactly (see :func:`line_regions`).
+
+    Raises
+    ------
+    InvalidInputError
+        When a point has the wrong length, is not made of numbers, or equals ``through``.
 
     Examples
     --------
-    >>> from polyregions.networks.network import Network
-    >>> net = Network.from_layers(2, [([[1, 0], [0, 1]], [-1, -1], "relu")])
-    >>> regions_along_lines(net, [[1, 0], [1, 1], [1, 2]])
+    The lines ``x = 1`` and ``y = 1``: the line through the origin and ``(1, 0)`` crosses only the first.
+
+    >>> import polyregions as pr
+    >>> net = pr.Network.from_layers(2, [([[1, 0], [0, 1]], [-1, -1], "relu")])
+    >>> pr.regions_along_lines(net, [[1, 0], [1, 1], [1, 2]])
     [2, 2, 3]
     """
     return [line_regions(network, x, through=through).regions for x in inputs]

@@ -24,7 +24,7 @@ import math
 import os
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from polyregions.errors import InvalidInputError
 from polyregions.exact.linalg import Matrix, Vector, dot, rank, solve
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Domain",
+    "DomainKind",
     "DOMAIN_TYPES",
     "box",
     "polytope_domain",
@@ -48,8 +49,10 @@ __all__ = [
     "save_domain",
 ]
 
+#: The kinds of domain: :attr:`Domain.kind`, and ``"type"`` in a domain file.
+DomainKind = Literal["box", "polytope", "space", "segment", "slice"]
 #: The values of :attr:`Domain.kind` (and of ``"type"`` in a domain file).
-DOMAIN_TYPES = ("box", "polytope", "space", "segment", "slice")
+DOMAIN_TYPES: tuple[DomainKind, ...] = get_args(DomainKind)
 
 _ZERO = Fraction(0)
 _ONE = Fraction(1)
@@ -63,9 +66,12 @@ def _identity(n: int) -> Matrix:
 class Domain:
     """A full-dimensional polytope ``region`` in domain coordinates ``t`` and its affine map into input space.
 
+    Build one with :func:`box`, :func:`polytope_domain`, :func:`space`, :func:`segment`, :func:`slice_domain`,
+    :func:`plane_through` or :func:`load_domain`: they check that the domain is non-empty and full-dimensional.
+
     Attributes
     ----------
-    kind : str
+    kind : {"box", "polytope", "space", "segment", "slice"}
         One of :data:`DOMAIN_TYPES`.
     origin : tuple of Fraction
         The input point at ``t = 0``.
@@ -78,11 +84,15 @@ class Domain:
 
     Examples
     --------
-    >>> slice_domain([0, 0, 1], [[1, 0, 0], [0, 1, 0]], [-1, -1], [1, 1]).to_input([1, 0])
+    >>> import polyregions as pr
+    >>> d = pr.slice_domain([0, 0, 1], [[1, 0, 0], [0, 1, 0]], [-1, -1], [1, 1])
+    >>> d.kind, d.dim, d.input_dim, d.volume()
+    ('slice', 2, 3, Fraction(4, 1))
+    >>> d.to_input([1, 0])
     (Fraction(1, 1), Fraction(0, 1), Fraction(1, 1))
     """
 
-    kind: str
+    kind: DomainKind
     origin: Vector
     directions: Matrix
     region: "Polytope"
@@ -119,7 +129,7 @@ class Domain:
         For a box this is the volume in input space; for a segment it is 1 and for a slice the volume of its
         box of coordinates (the input-space volume is that times ``sqrt(det(D D^T))``).
         """
-        if self.lower is not None:
+        if self.lower is not None and self.upper is not None:
             return math.prod((hi - lo for lo, hi in zip(self.lower, self.upper)), start=_ONE)
         if not self.is_bounded():
             return None
@@ -143,10 +153,32 @@ def _bounds(lower: Any, upper: Any, n: int | None, what: str, lower_name: str = 
 def box(lower: Any, upper: Any, *, what: str = "box") -> Domain:
     """The box ``lower <= x <= upper`` (every ``lower[i] < upper[i]``).
 
+    Parameters
+    ----------
+    lower, upper : sequence of numbers
+        The corners, of the same length ``n >= 1``; numbers are read exactly (ints, fractions, floats, strings
+        such as ``"1/3"``).
+    what : str, keyword-only
+        What error messages call the box.
+
+    Returns
+    -------
+    Domain
+        Of kind ``"box"`` in ``R^n``, whose coordinates ``t`` are the input ``x``.
+
+    Raises
+    ------
+    InvalidInputError
+        When a number cannot be read exactly, the lengths differ or are zero, or some ``lower[i] >= upper[i]``
+        (the box would be empty or lower-dimensional).
+
     Examples
     --------
-    >>> box([-1], [1]).volume()
+    >>> import polyregions as pr
+    >>> pr.box([-1], [1]).volume()
     Fraction(2, 1)
+    >>> pr.box([0, 0], ["1/2", 3]).upper
+    (Fraction(1, 2), Fraction(3, 1))
     """
     from polyregions.polyhedra.polytope import Polytope
 
@@ -158,14 +190,38 @@ def box(lower: Any, upper: Any, *, what: str = "box") -> Domain:
 def polytope_domain(A: Any, b: Any, *, dim: int | None = None, what: str = "polytope") -> Domain:
     """The polytope ``A x <= b`` (full-dimensional; it may be unbounded).
 
-    ``dim`` is needed only when ``A`` has no rows. Rows ``0 . x <= b`` with ``b >= 0`` hold everywhere and are
-    dropped; full-dimensionality is decided exactly (an exact point satisfying every row strictly, or an exact
-    certificate that there is none).
+    Parameters
+    ----------
+    A : sequence of sequences of numbers
+        The rows of the inequalities, each of length ``dim`` (read exactly).
+    b : sequence of numbers
+        One right-hand side per row.
+    dim : int, keyword-only
+        The dimension, needed only when ``A`` has no rows.
+    what : str, keyword-only
+        What error messages call the polytope.
+
+    Returns
+    -------
+    Domain
+        Of kind ``"polytope"``, whose coordinates ``t`` are the input ``x``. Rows ``0 . x <= b`` with
+        ``b >= 0`` hold everywhere and are dropped.
+
+    Raises
+    ------
+    InvalidInputError
+        When a number cannot be read exactly, the shapes disagree, or the set is empty or lower-dimensional:
+        decided exactly (an exact point satisfying every row strictly, or an exact certificate that there is
+        none).
 
     Examples
     --------
-    >>> polytope_domain([[-1, 0], [0, -1], [1, 1]], [0, 0, 1]).volume()
-    Fraction(1, 2)
+    >>> import polyregions as pr
+    >>> triangle = pr.polytope_domain([[-1, 0], [0, -1], [1, 1]], [0, 0, 1])
+    >>> triangle.volume(), triangle.is_bounded()
+    (Fraction(1, 2), True)
+    >>> pr.polytope_domain([[-1, 0], [0, -1]], [0, 0]).volume() is None  # a quadrant: unbounded
+    True
     """
     from polyregions.exact.lp import feasible_point, strict_point
     from polyregions.polyhedra.polytope import Polytope
@@ -196,10 +252,27 @@ def polytope_domain(A: Any, b: Any, *, dim: int | None = None, what: str = "poly
 def space(n: int) -> Domain:
     """All of ``R^n``.
 
+    Parameters
+    ----------
+    n : int
+        The dimension, at least 1.
+
+    Returns
+    -------
+    Domain
+        Of kind ``"space"`` (unbounded), whose coordinates ``t`` are the input ``x``.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``n`` is not a positive integer.
+
     Examples
     --------
-    >>> space(3).volume() is None
-    True
+    >>> import polyregions as pr
+    >>> d = pr.space(3)
+    >>> d.dim, d.is_bounded(), d.volume() is None
+    (3, False, True)
     """
     from polyregions.polyhedra.polytope import Polytope
 
@@ -211,10 +284,31 @@ def space(n: int) -> Domain:
 def segment(start: Any, end: Any, *, what: str = "segment") -> Domain:
     """The segment from ``start`` (``t = 0``) to ``end`` (``t = 1``): a 1-D domain.
 
+    Parameters
+    ----------
+    start, end : sequence of numbers
+        Two different input points of the same length (read exactly).
+    what : str, keyword-only
+        What error messages call the segment.
+
+    Returns
+    -------
+    Domain
+        Of kind ``"segment"``: one coordinate ``t`` in ``[0, 1]``, ``x = start + t (end - start)``.
+
+    Raises
+    ------
+    InvalidInputError
+        When a number cannot be read exactly, the lengths differ or are zero, or ``start == end``.
+
     Examples
     --------
-    >>> segment([0, 0], [3, 4]).directions
-    ((Fraction(3, 1), Fraction(4, 1)),)
+    >>> import polyregions as pr
+    >>> d = pr.segment([0, 0], [3, 4])
+    >>> d.directions, d.dim, d.input_dim
+    (((Fraction(3, 1), Fraction(4, 1)),), 1, 2)
+    >>> d.to_input(["1/2"])
+    (Fraction(3, 2), Fraction(2, 1))
     """
     from polyregions.polyhedra.polytope import Polytope
 
@@ -232,12 +326,34 @@ def segment(start: Any, end: Any, *, what: str = "segment") -> Domain:
 def slice_domain(origin: Any, directions: Any, lower: Any, upper: Any, *, what: str = "slice") -> Domain:
     """The points ``origin + sum_i t_i directions[i]`` with ``lower <= t <= upper``.
 
-    The directions must be linearly independent, so that the slice is ``k``-dimensional.
+    Parameters
+    ----------
+    origin : sequence of numbers
+        The input point at ``t = 0`` (read exactly).
+    directions : sequence of sequences of numbers
+        ``k >= 1`` linearly independent rows, each as long as ``origin``, so that the slice is ``k``-dimensional.
+    lower, upper : sequence of numbers
+        ``k`` bounds each, every ``lower[i] < upper[i]``.
+    what : str, keyword-only
+        What error messages call the slice.
+
+    Returns
+    -------
+    Domain
+        Of kind ``"slice"``, with coordinates ``t`` in the box ``[lower, upper]``.
+
+    Raises
+    ------
+    InvalidInputError
+        When a number cannot be read exactly, the lengths disagree, the directions are dependent, or some
+        ``lower[i] >= upper[i]``.
 
     Examples
     --------
-    >>> slice_domain([0, 0, 0], [[1, 1, 0]], [0], [2]).to_input([2])
-    (Fraction(2, 1), Fraction(2, 1), Fraction(0, 1))
+    >>> import polyregions as pr
+    >>> d = pr.slice_domain([0, 0, 0], [[1, 1, 0]], [0], [2])
+    >>> d.dim, d.volume(), d.to_input([2])
+    (1, Fraction(2, 1), (Fraction(2, 1), Fraction(2, 1), Fraction(0, 1)))
     """
     from polyregions.polyhedra.polytope import Polytope
 
@@ -265,11 +381,34 @@ def plane_through(x1: Any, x2: Any, x3: Any, *, half_width: Any = None, what: st
     ``2**-40`` (an exact length would need a square root). The square is ``[-h, h]^2`` in these coordinates,
     ``h = half_width`` (default 3/2, so the three points, at distance ``R`` from the centre, lie inside).
 
+    Parameters
+    ----------
+    x1, x2, x3 : sequence of numbers
+        Three input points in ``R^n``, ``n >= 2``, not on one line (read exactly).
+    half_width : number, keyword-only
+        ``h > 0``, in units of the circumradius (default 3/2).
+    what : str, keyword-only
+        What error messages call the plane.
+
+    Returns
+    -------
+    Domain
+        Of kind ``"slice"``: two coordinates in ``[-h, h]^2``, ``t = (1, 0)`` at ``x1``.
+
+    Raises
+    ------
+    InvalidInputError
+        When a number cannot be read exactly, the points have fewer than 2 or different numbers of
+        coordinates, they are collinear, or ``half_width <= 0``.
+
     Examples
     --------
-    >>> d = plane_through([1, 0], [0, 1], [-1, 0])
+    >>> import polyregions as pr
+    >>> d = pr.plane_through([1, 0], [0, 1], [-1, 0])
     >>> d.origin, d.to_input([1, 0])
     ((Fraction(0, 1), Fraction(0, 1)), (Fraction(1, 1), Fraction(0, 1)))
+    >>> d.kind, d.lower, d.upper
+    ('slice', (Fraction(-3, 2), Fraction(-3, 2)), (Fraction(3, 2), Fraction(3, 2)))
     """
     x1 = rational_vector(x1, what=f"{what}: x1")
     n = len(x1)
@@ -389,14 +528,71 @@ def domain_to_json(domain: Domain) -> dict[str, Any]:
 
 
 def load_domain(path: str | os.PathLike, *, input_dim: int) -> Domain:
-    """Read a domain file for a network on ``R^input_dim``; errors name the file and the field."""
+    """Read a domain file for a network on ``R^input_dim``.
+
+    The file format is described in :doc:`/formats` (a JSON object with ``"type"``, one of
+    :data:`DOMAIN_TYPES`, and the numbers of that kind of domain as exact strings or numbers).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The domain file.
+    input_dim : int, keyword-only
+        The input dimension of the network the domain is for: boxes, segments and slices are checked against
+        it, and ``{"type": "space"}`` becomes ``R^input_dim``.
+
+    Returns
+    -------
+    Domain
+
+    Raises
+    ------
+    InvalidInputError
+        When the file cannot be read, is not JSON, or its domain is malformed, of another dimension, empty or
+        lower-dimensional; the message names the file and the field.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import polyregions as pr
+    >>> path = os.path.join(tempfile.mkdtemp(), "strip.json")
+    >>> with open(path, "w") as file:
+    ...     _ = file.write('{"type": "box", "lower": [0, "-1/2"], "upper": [1, "1/2"]}')
+    >>> pr.load_domain(path, input_dim=2).volume()
+    Fraction(1, 1)
+    >>> pr.load_domain(path, input_dim=2) == pr.box([0, "-1/2"], [1, "1/2"])
+    True
+    """
     from polyregions.networks.io import read_json
 
     return domain_from_json(read_json(path), input_dim=input_dim, what=str(path))
 
 
 def save_domain(domain: Domain, path: str | os.PathLike) -> None:
-    """Write a domain file atomically."""
+    """Write a domain file atomically (a temporary file renamed over ``path``), every number an exact string.
+
+    Parameters
+    ----------
+    domain : Domain
+    path : str or path-like
+        The file to write; :func:`load_domain` reads it back to an equal domain.
+
+    Raises
+    ------
+    OSError
+        When the file cannot be written.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import polyregions as pr
+    >>> path = os.path.join(tempfile.mkdtemp(), "segment.json")
+    >>> pr.save_domain(pr.segment([0, 0], ["1/3", 1]), path)
+    >>> print(open(path).read().strip())
+    {"type": "segment", "start": ["0", "0"], "end": ["1/3", "1"]}
+    >>> pr.load_domain(path, input_dim=2) == pr.segment([0, 0], ["1/3", 1])
+    True
+    """
     import json
 
     from polyregions._atomic import atomic_write_text

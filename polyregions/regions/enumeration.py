@@ -2,37 +2,71 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, get_args
 
 from polyregions.errors import InvalidInputError
 from polyregions.regions.complex import RegionComplex
 
 if TYPE_CHECKING:
-    from polyregions.regions.domains import Domain
+    from polyregions.exact.lp import Backend
     from polyregions.networks.network import Network
+    from polyregions.regions.domains import Domain
 
-__all__ = ["enumerate_regions", "ENGINES"]
+__all__ = ["enumerate_regions", "Engine", "ENGINES"]
 
-ENGINES = ("auto", "mesh", "lp")
+#: The refinement engines: ``"mesh"`` (bounded 1-D and 2-D domains), ``"lp"`` (any domain) or ``"auto"``.
+Engine = Literal["auto", "mesh", "lp"]
+#: The values of ``engine`` parameters.
+ENGINES: tuple[Engine, ...] = get_args(Engine)
 
 
-def enumerate_regions(network: "Network", domain: "Domain", *, engine: str = "auto", backend: str = "highs",
+def enumerate_regions(network: "Network", domain: "Domain", *, engine: Engine = "auto", backend: Backend = "highs",
                       progress: bool = False, workers: int = 1) -> RegionComplex:
     """Return the exact region complex of ``network`` in ``domain``.
 
-    ``engine="auto"`` takes the vectorised mesh engine for bounded 1-D and 2-D domains and the LP-certified
-    engine otherwise; both return the same complex. ``workers`` processes share the LP engine's work.
+    Parameters
+    ----------
+    network : Network
+        Its input dimension is the domain's :attr:`~polyregions.regions.domains.Domain.input_dim`.
+    domain : Domain
+        Where the regions are counted (:func:`~polyregions.regions.domains.box`, ``segment``, ...).
+    engine : {"auto", "mesh", "lp"}, keyword-only
+        ``"auto"`` takes the vectorised mesh engine for bounded 1-D and 2-D domains and the LP-certified
+        engine otherwise; both return the same complex.
+    backend : {"highs", "exact", "cvxpy"}, keyword-only
+        The solver the LP engine starts each linear program with (every answer is certified exactly).
+    progress : bool, keyword-only
+        Show a progress bar on a terminal.
+    workers : int, keyword-only
+        Processes that share the LP engine's work (the complex is the same).
+
+    Returns
+    -------
+    RegionComplex
+        Every activation region with its pattern, H-polytope, output map and interior point (in domain
+        coordinates), and the adjacency graph.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``engine`` or ``backend`` is not one of the values above (checked before any work), when
+        ``workers`` is not a positive integer, or when the domain does not fit the network or the engine.
 
     Examples
     --------
-    >>> from polyregions.networks.constructions import sawtooth
-    >>> from polyregions.regions.domains import box
-    >>> complex_ = enumerate_regions(sawtooth(3), box([0], [1]))
-    >>> len(complex_.linear_regions)
-    8
+    >>> import polyregions as pr
+    >>> complex_ = pr.enumerate_regions(pr.sawtooth(3), pr.box([0], [1]))
+    >>> len(complex_), len(complex_.linear_regions), complex_.engine
+    (8, 8, 'mesh')
+    >>> len(pr.enumerate_regions(pr.sawtooth(2), pr.box([0], [1]), engine="lp", backend="exact"))
+    4
     """
+    from polyregions.exact.lp import BACKENDS
+
     if engine not in ENGINES:
         raise InvalidInputError(f"engine: expected one of {', '.join(ENGINES)}, got {engine!r}")
+    if backend not in BACKENDS:
+        raise InvalidInputError(f"backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
     if engine == "auto":
         engine = "mesh" if domain.dim <= 2 and domain.region.is_bounded() else "lp"
     if engine == "mesh":
