@@ -46,23 +46,34 @@ def rational(value: Any, *, what: str = "number") -> Fraction:
     Parameters
     ----------
     value : int, float, str, Fraction, Decimal, numpy scalar or any ``numbers.Rational``
-        The number. Floats are converted losslessly; strings are read exactly.
+        The number. Floats are converted losslessly (a float is the dyadic rational it stores); strings are
+        read exactly as written: an integer, a quotient ``"p/q"`` or a decimal with an optional exponent of
+        at most :data:`MAX_EXPONENT`.
     what : str, keyword-only
         What the number is, for the error message (for example ``"layers[0].bias[1]"``).
+
+    Returns
+    -------
+    Fraction
+        The exact value.
 
     Raises
     ------
     InvalidInputError
-        When ``value`` is not a finite number.
+        When ``value`` is not a finite number: NaN, an infinity, a boolean, an empty or malformed string,
+        ``"1/0"``, or an object of another type.
 
     Examples
     --------
-    >>> rational("0.1")
+    >>> import polyregions as pr
+    >>> pr.rational("0.1")
     Fraction(1, 10)
-    >>> rational(0.5)
+    >>> pr.rational(0.5)
     Fraction(1, 2)
-    >>> rational("-7/12")
+    >>> pr.rational("-7/12")
     Fraction(-7, 12)
+    >>> pr.rational(0.1) == pr.rational("0.1")  # the float 0.1 is a dyadic rational, not 1/10
+    False
     """
     if isinstance(value, (bool, np.bool_)):
         raise InvalidInputError(f"{what}: expected a number, got the boolean {value!r}")
@@ -108,7 +119,30 @@ def _parse(text: str, what: str) -> Fraction:
 def rational_vector(values: Any, *, what: str = "vector", length: int | None = None) -> tuple[Fraction, ...]:
     """Return a tuple of exact rationals from a sequence or a 1-D array.
 
-    ``length``, when given, is the number of entries expected.
+    Parameters
+    ----------
+    values : sequence or 1-D numpy array
+        The numbers, each read by :func:`rational`.
+    what : str, keyword-only
+        What the vector is, for error messages; entry ``i`` is named ``what[i]``.
+    length : int, optional, keyword-only
+        The number of entries expected; any number when omitted.
+
+    Returns
+    -------
+    tuple of Fraction
+        The exact values, in order.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``values`` is not a 1-D sequence, has the wrong length or holds an entry that is not a number.
+
+    Examples
+    --------
+    >>> import polyregions as pr
+    >>> pr.rational_vector([1, "1/3", 0.25])
+    (Fraction(1, 1), Fraction(1, 3), Fraction(1, 4))
     """
     if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
         raise InvalidInputError(f"{what}: expected a list of numbers, got {_describe(values)}")
@@ -123,8 +157,35 @@ def rational_matrix(rows: Any, *, what: str = "matrix", shape: tuple[int | None,
                     ) -> tuple[tuple[Fraction, ...], ...]:
     """Return a tuple of rows of exact rationals from nested sequences or a 2-D array.
 
-    ``shape`` gives the expected number of rows and columns; ``None`` leaves one free. All rows must have
-    the same length.
+    Parameters
+    ----------
+    rows : sequence of sequences or 2-D numpy array
+        The rows, each read by :func:`rational_vector`.
+    what : str, keyword-only
+        What the matrix is, for error messages; row ``i`` is named ``what[i]``.
+    shape : tuple of (int or None), keyword-only
+        The expected number of rows and columns; ``None`` leaves one free. All rows must have the same length.
+
+    Returns
+    -------
+    tuple of tuple of Fraction
+        The exact rows.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``rows`` is not 2-D, the rows differ in length, the shape is not the one expected, or an entry
+        is not a number.
+
+    Examples
+    --------
+    >>> import polyregions as pr
+    >>> pr.rational_matrix([[1, "-1/2"], [0, 2]])
+    ((Fraction(1, 1), Fraction(-1, 2)), (Fraction(0, 1), Fraction(2, 1)))
+    >>> pr.rational_matrix([[1, 2]], shape=(None, 3))
+    Traceback (most recent call last):
+    ...
+    polyregions.errors.InvalidInputError: matrix[0]: expected 3 numbers, got 2
     """
     if isinstance(rows, (str, bytes)) or not hasattr(rows, "__len__"):
         raise InvalidInputError(f"{what}: expected a list of rows, got {_describe(rows)}")
@@ -144,5 +205,22 @@ def rational_matrix(rows: Any, *, what: str = "matrix", shape: tuple[int | None,
 
 
 def format_rational(value: Fraction) -> str:
-    """Write a rational as ``"p/q"`` (or ``"p"`` for an integer), the exact form read back by :func:`rational`."""
+    """Write a rational as ``"p/q"`` (or ``"p"`` for an integer), the exact form read back by :func:`rational`.
+
+    Parameters
+    ----------
+    value : Fraction
+        The number.
+
+    Returns
+    -------
+    str
+        ``"p/q"`` in lowest terms with ``q > 1``, or ``"p"`` when the number is an integer.
+
+    Examples
+    --------
+    >>> import polyregions as pr
+    >>> pr.format_rational(pr.rational("-14/24")), pr.format_rational(pr.rational(3.0))
+    ('-7/12', '3')
+    """
     return str(value)

@@ -76,11 +76,29 @@ def trivial_bound(widths: Sequence[int], *, breakpoints: int = 1) -> int:
 
     Hypotheses: any activation with ``T = breakpoints`` breakpoints; each neuron is on one of ``T + 1`` pieces.
 
+    Parameters
+    ----------
+    widths : sequence of int
+        ``n_1, ..., n_L``: the widths of the non-linear layers, each positive.
+    breakpoints : int, keyword-only
+        ``T``, positive (1 for ReLU and leaky ReLU, 2 for hard tanh).
+
+    Returns
+    -------
+    int
+        ``(T + 1)^N`` with ``N = sum_l n_l`` the number of neurons, exactly.
+
+    Raises
+    ------
+    InvalidInputError
+        When a width or ``breakpoints`` is not a positive integer.
+
     Examples
     --------
-    >>> trivial_bound([3, 2])
+    >>> import polyregions as pr
+    >>> pr.trivial_bound([3, 2])
     32
-    >>> trivial_bound([2], breakpoints=2)
+    >>> pr.trivial_bound([2], breakpoints=2)
     9
     """
     widths = _check_widths(widths)
@@ -111,14 +129,40 @@ def one_layer_bound(input_dim: int, width: int, *, breakpoints: int = 1) -> int:
 
     Hypotheses: exactly one non-linear layer (any number of linear layers); any activation with
     ``T = breakpoints`` breakpoints. Each neuron contributes ``T`` parallel hyperplanes, and the regions are
-    cells of that arrangement.
+    cells of that arrangement; the bound is reached when those hyperplanes are in general position.
+
+    Parameters
+    ----------
+    input_dim : int
+        ``n0``, positive (or the dimension of the domain the regions are counted in).
+    width : int
+        ``n_1``, the width of the non-linear layer, positive.
+    breakpoints : int, keyword-only
+        ``T``, positive.
+
+    Returns
+    -------
+    int
+        ``sum_{i=0..n0} C(T n_1, i)``, exactly.
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is not a positive integer.
 
     Examples
     --------
-    >>> one_layer_bound(1, 4)       # four points cut a line into five intervals
+    >>> import polyregions as pr
+    >>> pr.one_layer_bound(1, 4)       # four points cut a line into five intervals
     5
-    >>> one_layer_bound(2, 3)
-    7
+    >>> pr.one_layer_bound(2, 5)       # five generic lines in the plane: 1 + 5 + C(5, 2)
+    16
+
+    Three lines in general position reach the bound of 7 regions (Zaslavsky):
+
+    >>> net = pr.Network.from_layers(2, [([[1, 0], [0, 1], [1, 1]], [0, 0, -1], "relu")])
+    >>> len(pr.enumerate_regions(net, pr.space(2))), pr.one_layer_bound(2, 3)
+    (7, 7)
     """
     (width,) = _check_widths([width])
     return arrangement_bound(_check_breakpoints(breakpoints) * width, input_dim)
@@ -131,11 +175,31 @@ def raghu_bound(input_dim: int, widths: Sequence[int], *, breakpoints: int = 1) 
     the paper's ReLU bound, ``T = 2`` its hard tanh bound; for other ``T`` the paper's proof carries over
     unchanged (layer ``l`` cuts each region of the previous layers with at most ``T n_l`` hyperplanes).
 
+    Parameters
+    ----------
+    input_dim : int
+        ``n0``, positive (or the dimension of the domain the regions are counted in).
+    widths : sequence of int
+        ``n_1, ..., n_L``: the widths of the non-linear layers, each positive.
+    breakpoints : int, keyword-only
+        ``T``, positive.
+
+    Returns
+    -------
+    int
+        ``prod_l sum_{j=0..n0} C(T n_l, j)``, exactly.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``input_dim``, a width or ``breakpoints`` is not a positive integer.
+
     Examples
     --------
-    >>> raghu_bound(1, [2, 2])      # (1 + 2) * (1 + 2)
+    >>> import polyregions as pr
+    >>> pr.raghu_bound(1, [2, 2])      # (1 + 2) * (1 + 2)
     9
-    >>> raghu_bound(1, [2], breakpoints=2)
+    >>> pr.raghu_bound(1, [2], breakpoints=2)
     5
     """
     input_dim = _check_dim(input_dim)
@@ -207,12 +271,32 @@ def serra_bound(input_dim: int, widths: Sequence[int]) -> int:
     Hypotheses: ReLU activations (or a one-breakpoint activation with a flat piece, which is a ReLU up to affine
     maps); not leaky ReLU, hard tanh or other piecewise-linear activations.
 
+    Parameters
+    ----------
+    input_dim : int
+        ``n0``, positive (or the dimension of the domain the regions are counted in).
+    widths : sequence of int
+        ``n_1, ..., n_L``: the widths of the ReLU layers, each positive.
+
+    Returns
+    -------
+    int
+        ``sum_{(j_1, ..., j_L) in J} prod_l C(n_l, j_l)``, exactly.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``input_dim`` or a width is not a positive integer.
+
     Examples
     --------
-    >>> serra_bound(1, [1, 1])      # J = {(0,0), (0,1), (1,0)}: 1 + 1 + 1
+    >>> import polyregions as pr
+    >>> pr.serra_bound(1, [1, 1])      # J = {(0,0), (0,1), (1,0)}: 1 + 1 + 1
     3
-    >>> serra_bound(2, [3])         # one layer: 1 + 3 + 3, the arrangement count
+    >>> pr.serra_bound(2, [3])         # one layer: 1 + 3 + 3, the arrangement count
     7
+    >>> pr.serra_bound(1, [2, 2, 2]), pr.trivial_bound([2, 2, 2])
+    (27, 64)
     """
     input_dim = _check_dim(input_dim)
     widths = _check_widths(widths)
@@ -305,11 +389,25 @@ def compare_with_bounds(count: int, *, input_dim: int, widths: Sequence[int], ac
         ``raghu2017_hardtanh``, ``raghu2017_breakpoints`` (the T-generalisation) and ``serra2018``. A bound
         whose hypotheses fail has ``bound = holds = None``: it is reported, not checked.
 
+    Raises
+    ------
+    InvalidInputError
+        When ``count`` is not a non-negative integer, a dimension or width is not a positive integer, or the
+        activation is not recognised (or is linear, which has no neurons).
+
     Examples
     --------
-    >>> rows = compare_with_bounds(3, input_dim=1, widths=[2], activation="relu")
+    >>> import polyregions as pr
+    >>> rows = pr.compare_with_bounds(3, input_dim=1, widths=[2], activation="relu")
     >>> [(r.name, r.bound, r.holds) for r in rows][:2]
     [('trivial', 4, True), ('one_layer', 3, True)]
+
+    The sawtooth of depth 3 has 8 regions on ``[0, 1]``, within every ReLU bound; hard tanh's does not apply:
+
+    >>> rows = pr.compare_with_bounds(8, input_dim=1, widths=[2, 2, 2], activation=pr.relu())
+    >>> [(r.name, r.bound, r.holds) for r in rows]  # doctest: +NORMALIZE_WHITESPACE
+    [('trivial', 64, True), ('one_layer', None, None), ('raghu2017_relu', 27, True),
+     ('raghu2017_hardtanh', None, None), ('raghu2017_breakpoints', 27, True), ('serra2018', 27, True)]
     """
     if isinstance(count, bool) or not isinstance(count, int) or count < 0:
         raise InvalidInputError(f"count: expected a non-negative integer, got {count!r}")

@@ -65,6 +65,17 @@ class Activation:
     ``breakpoints[k - 1]`` and ``breakpoints[k]``. Build one with :func:`relu`, :func:`linear`,
     :func:`hardtanh`, :func:`leaky_relu` or :func:`piecewise_linear` rather than directly.
 
+    Parameters
+    ----------
+    name : str
+        One of :data:`ACTIVATION_NAMES`; it must match the parameters (``"piecewise_linear"`` matches any).
+    breakpoints : sequence of numbers
+        Strictly increasing; read exactly.
+    slopes : sequence of numbers
+        One more than the breakpoints; consecutive slopes differ.
+    offset : number
+        The intercept of the leftmost piece.
+
     Attributes
     ----------
     name : str
@@ -78,11 +89,25 @@ class Activation:
     intercepts : tuple of Fraction
         The intercept of every piece (derived; piece ``k`` is ``slopes[k] * t + intercepts[k]``).
 
+    Raises
+    ------
+    InvalidInputError
+        When the breakpoints do not increase strictly, the number of slopes is not one more than the number of
+        breakpoints, two consecutive slopes are equal, or ``name`` does not match the parameters.
+
+    Notes
+    -----
+    The *piece* of ``t`` (:meth:`piece`) is the number of breakpoints strictly below ``t``, so a breakpoint
+    belongs to the piece on its left; every region engine uses this convention.
+
     Examples
     --------
-    >>> f = piecewise_linear([0, 1], [0, 2, 1], 0)
-    >>> f(3), f.piece_map(2)
-    (Fraction(4, 1), (Fraction(1, 1), Fraction(1, 1)))
+    >>> import polyregions as pr
+    >>> f = pr.piecewise_linear([0, 1], [0, 2, 1], 0)
+    >>> f(3), f.piece(3), f.piece_map(2)
+    (Fraction(4, 1), 2, (Fraction(1, 1), Fraction(1, 1)))
+    >>> f.num_pieces, f.is_linear, f == pr.Activation("piecewise_linear", [0, 1], [0, 2, 1], 0)
+    (3, False, True)
     """
 
     name: str = field(compare=False)
@@ -171,12 +196,18 @@ def _canonical_name(breakpoints, slopes, offset) -> str:
 
 
 def relu() -> Activation:
-    """``max(0, t)``: breakpoints ``(0,)``, slopes ``(0, 1)``.
+    """The rectified linear unit ``max(0, t)``: breakpoints ``(0,)``, slopes ``(0, 1)``.
+
+    Returns
+    -------
+    Activation
+        Named ``"relu"``; its two pieces are 0 (``t <= 0``) and 1 (``t > 0``).
 
     Examples
     --------
-    >>> relu()(-2), relu()(2)
-    (Fraction(0, 1), Fraction(2, 1))
+    >>> import polyregions as pr
+    >>> pr.relu()(-2), pr.relu()(2), pr.relu().piece(0)
+    (Fraction(0, 1), Fraction(2, 1), 0)
     """
     return Activation("relu", (_ZERO,), (_ZERO, _ONE), _ZERO)
 
@@ -184,10 +215,16 @@ def relu() -> Activation:
 def linear() -> Activation:
     """The identity (no breakpoints): the units of a linear layer are not neurons.
 
+    Returns
+    -------
+    Activation
+        Named ``"linear"``, with one piece of slope 1; the usual activation of an output layer.
+
     Examples
     --------
-    >>> linear()(Fraction(-7, 12))
-    Fraction(-7, 12)
+    >>> import polyregions as pr
+    >>> pr.linear()("-7/12"), pr.linear().is_linear
+    (Fraction(-7, 12), True)
     """
     return Activation("linear", (), (_ONE,), _ZERO)
 
@@ -195,12 +232,31 @@ def linear() -> Activation:
 def hardtanh(*, min_val: Any = -1, max_val: Any = 1, what: str = "hardtanh") -> Activation:
     """Clipping to ``[min_val, max_val]`` (default ``[-1, 1]``): slopes ``(0, 1, 0)``.
 
-    Other bounds than ``[-1, 1]`` give a ``piecewise_linear`` activation (torch's ``ReLU6`` is ``[0, 6]``).
+    Parameters
+    ----------
+    min_val, max_val : number, keyword-only
+        The clipping bounds, read exactly, with ``min_val < max_val``.
+    what : str, keyword-only
+        The name used in error messages.
+
+    Returns
+    -------
+    Activation
+        Named ``"hardtanh"`` for ``[-1, 1]``; other bounds give a ``"piecewise_linear"`` activation (torch's
+        ``ReLU6`` is ``[0, 6]``).
+
+    Raises
+    ------
+    InvalidInputError
+        When a bound is not a number or ``min_val >= max_val``.
 
     Examples
     --------
-    >>> hardtanh()(5), hardtanh()(Fraction(1, 3)), hardtanh(min_val=0, max_val=6)(7)
+    >>> import polyregions as pr
+    >>> pr.hardtanh()(5), pr.hardtanh()("1/3"), pr.hardtanh(min_val=0, max_val=6)(7)
     (Fraction(1, 1), Fraction(1, 3), Fraction(6, 1))
+    >>> pr.hardtanh().num_pieces, pr.hardtanh(min_val=0, max_val=6).name
+    (3, 'piecewise_linear')
     """
     lo = rational(min_val, what=f"{what}: min_val")
     hi = rational(max_val, what=f"{what}: max_val")
@@ -212,12 +268,28 @@ def hardtanh(*, min_val: Any = -1, max_val: Any = 1, what: str = "hardtanh") -> 
 def leaky_relu(negative_slope: Any, *, what: str = "leaky_relu") -> Activation:
     """``t`` for ``t >= 0`` and ``negative_slope * t`` below: breakpoints ``(0,)``, slopes ``(s, 1)``.
 
-    ``negative_slope == 1`` is the identity, not a piecewise function, and is rejected.
+    Parameters
+    ----------
+    negative_slope : number
+        The slope ``s`` left of 0, read exactly (a float is its binary value: pass ``"1/100"`` for 1/100).
+    what : str, keyword-only
+        The name used in error messages.
+
+    Returns
+    -------
+    Activation
+        Named ``"leaky_relu"`` (equal to :func:`relu` when ``s == 0``).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``negative_slope`` is not a number, or is 1 (the identity, not a piecewise function).
 
     Examples
     --------
-    >>> leaky_relu(Fraction(1, 4))(-8)
-    Fraction(-2, 1)
+    >>> import polyregions as pr
+    >>> pr.leaky_relu("1/4")(-8), pr.leaky_relu(0) == pr.relu()
+    (Fraction(-2, 1), True)
     """
     s = rational(negative_slope, what=f"{what}: negative_slope")
     if s == 1:
@@ -228,16 +300,40 @@ def leaky_relu(negative_slope: Any, *, what: str = "leaky_relu") -> Activation:
 
 def piecewise_linear(breakpoints: Iterable[Any], slopes: Iterable[Any], offset: Any = 0, *,
                      what: str = "piecewise_linear") -> Activation:
-    """The continuous function equal to ``slopes[0] t + offset`` left of ``breakpoints[0]`` and with slope
-    ``slopes[k]`` between ``breakpoints[k-1]`` and ``breakpoints[k]``.
+    """A continuous piecewise-linear activation from its breakpoints and slopes.
 
-    Parameters matching ReLU, leaky ReLU, hard tanh or the identity give that named activation.
+    The function equals ``slopes[0] t + offset`` left of ``breakpoints[0]`` and has slope ``slopes[k]``
+    between ``breakpoints[k-1]`` and ``breakpoints[k]``.
+
+    Parameters
+    ----------
+    breakpoints : iterable of numbers
+        ``xi_1 < ... < xi_T``, strictly increasing, read exactly.
+    slopes : iterable of numbers
+        ``q_0, ..., q_T``: one more than the breakpoints, consecutive slopes different.
+    offset : number, default 0
+        The intercept of the leftmost piece.
+    what : str, keyword-only
+        The name used in error messages.
+
+    Returns
+    -------
+    Activation
+        Parameters matching ReLU, leaky ReLU, hard tanh or the identity give that named activation;
+        any others are named ``"piecewise_linear"``.
+
+    Raises
+    ------
+    InvalidInputError
+        When an entry is not a number, the breakpoints do not increase strictly, the number of slopes is
+        wrong, or two consecutive slopes are equal.
 
     Examples
     --------
-    >>> piecewise_linear([0], [0, 1], 0).name
+    >>> import polyregions as pr
+    >>> pr.piecewise_linear([0], [0, 1], 0).name
     'relu'
-    >>> piecewise_linear([0, 1], [1, 0, 1], 0)(2)
+    >>> pr.piecewise_linear([0, 1], [1, 0, 1], 0)(2)
     Fraction(1, 1)
     """
     bp = rational_vector(list(breakpoints) if not hasattr(breakpoints, "__len__") else breakpoints,

@@ -21,8 +21,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from polyregions.networks.activations import linear, relu
 from polyregions.errors import InvalidInputError
+from polyregions.networks.activations import linear, relu
 from polyregions.networks.network import Layer, Network
 
 __all__ = ["sawtooth", "montufar", "montufar_regions"]
@@ -40,6 +40,23 @@ def _positive(value, what: str) -> int:
 def sawtooth(n: int) -> Network:
     """Telgarsky's sawtooth of depth ``n``: ``x -> t^n(x)`` with the tent map ``t(x) = 2 relu(x) - 4 relu(x - 1/2)``.
 
+    Parameters
+    ----------
+    n : int
+        The depth, positive: the number of hidden layers (and of tents composed).
+
+    Returns
+    -------
+    Network
+        A network on ``R^1`` with ``n`` hidden ReLU layers of width 2 (``2n`` neurons) and a linear output.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``n`` is not a positive integer.
+
+    Notes
+    -----
     Each of the ``n`` hidden layers has the two neurons ``relu(u)`` and ``relu(u - 1/2)`` of its input
     ``u = 2 h1 - 4 h2`` (``u = x`` for the first); a linear output layer forms the last tent. On ``[0, 1]``
     the output is the triangle wave ``1 - |2 frac(2^(n-1) x) - 1|``, linear on each ``[j/2^n, (j+1)/2^n]``:
@@ -47,9 +64,12 @@ def sawtooth(n: int) -> Network:
 
     Examples
     --------
-    >>> net = sawtooth(2)
-    >>> [net([Fraction(j, 4)])[0] for j in range(5)]
+    >>> import polyregions as pr
+    >>> net = pr.sawtooth(2)
+    >>> [net([pr.rational(j) / 4])[0] for j in range(5)]
     [Fraction(0, 1), Fraction(1, 1), Fraction(0, 1), Fraction(1, 1), Fraction(0, 1)]
+    >>> len(pr.enumerate_regions(pr.sawtooth(4), pr.box([0], [1])).linear_regions)  # 2^4
+    16
     """
     n = _positive(n, "n")
     bias = (_ZERO, -_HALF)
@@ -82,9 +102,29 @@ def _check(input_dim, width, depth) -> tuple[int, int, int]:
 
 
 def montufar(input_dim: int, width: int, depth: int) -> Network:
-    """A ReLU network on ``[0, 1]^n0`` with ``depth`` hidden layers of width ``width`` and exactly
-    :func:`montufar_regions` activation regions and linear regions there.
+    """A ReLU network on ``[0, 1]^n0`` with exactly :func:`montufar_regions` activation and linear regions there.
 
+    Parameters
+    ----------
+    input_dim : int
+        ``n0``, the input dimension, positive.
+    width : int
+        ``k``, the width of every layer, at least ``input_dim``.
+    depth : int
+        ``L``, the number of layers, positive.
+
+    Returns
+    -------
+    Network
+        ``depth`` ReLU layers of width ``width``; the last hidden layer is the output.
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is not a positive integer or ``width < input_dim``.
+
+    Notes
+    -----
     Construction (after Montufar et al. 2014), with ``n0 = input_dim``, ``k = width``, ``L = depth`` and
     ``p = floor(k / n0)``:
 
@@ -105,9 +145,12 @@ def montufar(input_dim: int, width: int, depth: int) -> Network:
 
     Examples
     --------
-    >>> net = montufar(1, 2, 2)
+    >>> import polyregions as pr
+    >>> net = pr.montufar(1, 2, 2)
     >>> net.widths, net.num_neurons
     ((2, 2), 4)
+    >>> len(pr.enumerate_regions(pr.montufar(2, 4, 3), pr.box([0, 0], [1, 1])))  # 2^(2*2) * (1 + 4 + 6)
+    176
     """
     n0, k, L = _check(input_dim, width, depth)
     p = k // n0

@@ -37,11 +37,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from polyregions.networks.activations import Activation, activation_from_json, hardtanh, leaky_relu, linear, relu
 from polyregions._atomic import atomic_write_text
 from polyregions.errors import InvalidInputError
-from polyregions.networks.network import Layer, Network
 from polyregions.exact.rationals import format_rational
+from polyregions.networks.activations import Activation, activation_from_json, hardtanh, leaky_relu, linear, relu
+from polyregions.networks.network import Layer, Network
 
 __all__ = [
     "FORMAT",
@@ -86,11 +86,27 @@ def read_json(path: str | os.PathLike) -> Any:
 def network_to_json(network: Network) -> dict[str, Any]:
     """The ``polyregions.network/1`` document of a network, every number an exact string.
 
+    Parameters
+    ----------
+    network : Network
+        The network.
+
+    Returns
+    -------
+    dict
+        ``{"format": "polyregions.network/1", "input_dim": n, "layers": [...]}``, each layer
+        ``{"weight": [[...]], "bias": [...], "activation": ...}`` with numbers as strings such as ``"-7/12"``;
+        ready for :func:`json.dumps`, and read back by :func:`network_from_json` to an equal network.
+
     Examples
     --------
-    >>> net = Network.from_layers(1, [([["-7/12"]], [0], "relu")])
-    >>> network_to_json(net)["layers"][0]["weight"]
-    [['-7/12']]
+    >>> import polyregions as pr
+    >>> net = pr.Network.from_layers(1, [([["-7/12"]], [0], "relu")])
+    >>> doc = pr.network_to_json(net)
+    >>> doc["layers"][0]["weight"], doc["layers"][0]["activation"]
+    ([['-7/12']], 'relu')
+    >>> pr.network_from_json(doc) == net
+    True
     """
     return {
         "format": FORMAT,
@@ -102,14 +118,36 @@ def network_to_json(network: Network) -> dict[str, Any]:
 
 
 def network_from_json(obj: Any, *, what: str = "network") -> Network:
-    """Read a ``polyregions.network/1`` document (already parsed); errors start with ``what``.
+    """Read a ``polyregions.network/1`` document (already parsed).
+
+    Parameters
+    ----------
+    obj : dict
+        The parsed JSON document: ``"format"``, ``"input_dim"`` and ``"layers"``, each layer with ``"weight"``,
+        ``"bias"`` and ``"activation"``. Numbers may be JSON numbers or exact strings (``"-7/12"``, ``"0.1"``).
+    what : str, keyword-only
+        The name that starts every error message (the file name, when read from a file).
+
+    Returns
+    -------
+    Network
+
+    Raises
+    ------
+    InvalidInputError
+        When the format tag, a key or a value is missing or wrong; the message names ``what`` and the field.
 
     Examples
     --------
+    >>> import polyregions as pr
     >>> doc = {"format": "polyregions.network/1", "input_dim": 1,
     ...        "layers": [{"weight": [[1], [1]], "bias": [0, "-1/2"], "activation": "relu"}]}
-    >>> network_from_json(doc)([1])
+    >>> pr.network_from_json(doc)([1])
     (Fraction(1, 1), Fraction(1, 2))
+    >>> pr.network_from_json({"format": "polyregions.network/1", "layers": []}, what="net.json")
+    Traceback (most recent call last):
+    ...
+    polyregions.errors.InvalidInputError: net.json: input_dim: expected a positive integer, got nothing (missing key)
     """
     if not isinstance(obj, dict):
         raise InvalidInputError(f"{what}: expected a JSON object with \"format\": \"{FORMAT}\", "
@@ -144,12 +182,58 @@ def network_from_json(obj: Any, *, what: str = "network") -> Network:
 
 
 def save_network(network: Network, path: str | os.PathLike) -> None:
-    """Write a ``polyregions.network/1`` file atomically (a temporary file renamed over ``path``)."""
+    """Write a ``polyregions.network/1`` file atomically (a temporary file renamed over ``path``).
+
+    Parameters
+    ----------
+    network : Network
+        The network; its document is :func:`network_to_json`, one line of JSON.
+    path : str or os.PathLike
+        The file to write; an existing file is replaced only once the new one is complete.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import polyregions as pr
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "sawtooth.json"
+    >>> pr.save_network(pr.sawtooth(2), path)
+    >>> pr.load_network(path) == pr.sawtooth(2)
+    True
+    """
     atomic_write_text(path, json.dumps(network_to_json(network)) + "\n")
 
 
 def load_network(path: str | os.PathLike) -> Network:
-    """Read a network file: ``.npz`` arrays (see the module documentation) or ``polyregions.network/1`` JSON."""
+    """Read a network file: ``.npz`` arrays (see the module documentation) or ``polyregions.network/1`` JSON.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file whose name ends in ``.npz`` (any case) is read as arrays, any other as JSON.
+
+    Returns
+    -------
+    Network
+        Every number at its exact value.
+
+    Raises
+    ------
+    InvalidInputError
+        When the file cannot be read or does not hold a valid network; the message names the file and the
+        field.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import numpy as np
+    >>> import polyregions as pr
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "net.npz"
+    >>> np.savez(path, W0=np.array([[1.0], [1.0]]), b0=np.array([0.0, -0.5]), W1=np.array([[2.0, -4.0]]),
+    ...          b1=np.array([0.0]))
+    >>> net = pr.load_network(path)
+    >>> net.widths, net([0.25]), net([0.75])
+    ((2, 1), (Fraction(1, 2),), (Fraction(1, 2),))
+    """
     if str(path).lower().endswith(".npz"):
         return load_npz(path)
     return network_from_json(read_json(path), what=str(path))
@@ -161,13 +245,36 @@ def network_from_arrays(weights: Sequence[Any], biases: Sequence[Any],
                         activations: Sequence[Any] | None = None, *, what: str = "network") -> Network:
     """A network from lists of weight matrices and bias vectors (numpy arrays or nested lists), read exactly.
 
-    ``activations`` defaults to ReLU on every layer but the last and the identity on the last.
+    Parameters
+    ----------
+    weights : sequence of 2-D arrays
+        ``weights[l]`` has shape ``(width_l, width_{l-1})``; the first fixes the input dimension.
+    biases : sequence of 1-D arrays
+        ``biases[l]`` has length ``width_l``.
+    activations : sequence of Activation or str or dict, optional
+        One per layer; defaults to ReLU on every layer but the last and the identity on the last.
+    what : str, keyword-only
+        The name that starts every error message.
+
+    Returns
+    -------
+    Network
+        Every entry at its exact value (a float is the binary number it stores).
+
+    Raises
+    ------
+    InvalidInputError
+        When the lists differ in length, are empty, or the shapes do not fit.
 
     Examples
     --------
-    >>> net = network_from_arrays([np.eye(2), np.ones((1, 2))], [np.zeros(2), np.zeros(1)])
+    >>> import numpy as np
+    >>> import polyregions as pr
+    >>> net = pr.network_from_arrays([np.eye(2), np.ones((1, 2))], [np.zeros(2), np.zeros(1)])
     >>> net([-1, 3]), net.num_neurons
     ((Fraction(3, 1),), 2)
+    >>> pr.network_from_arrays([[[0.1]]], [[0]], ["linear"])([1])  # the float 0.1, exactly
+    (Fraction(3602879701896397, 36028797018963968),)
     """
     if len(weights) != len(biases):
         raise InvalidInputError(f"{what}: expected as many bias vectors as weight matrices, got {len(biases)} "
@@ -283,6 +390,21 @@ def network_from_torch(module: Any, *, input_dim: int | None = None, what: str |
     what : str, optional
         The name used in error messages (default: the module's class name).
 
+    Returns
+    -------
+    Network
+        One layer per activation module, each with the composed affine maps before it; a trailing affine map
+        becomes a last layer with the identity activation.
+
+    Raises
+    ------
+    InvalidInputError
+        When a layer is not supported, a parameter is not finite, a module is in training mode where that
+        matters (``BatchNorm1d``, ``Dropout``), the shapes do not fit, or ``forward`` does not apply the
+        children in the order they were registered.
+    ImportError
+        When torch is not installed (it is imported only here).
+
     Notes
     -----
     See the module documentation for what is exact: every parameter is read at its exact binary value, and
@@ -290,10 +412,15 @@ def network_from_torch(module: Any, *, input_dim: int | None = None, what: str |
 
     Examples
     --------
-    >>> import torch
-    >>> lin = torch.nn.Linear(1, 1); lin.weight.data[:] = 0.5; lin.bias.data[:] = 1
-    >>> network_from_torch(torch.nn.Sequential(lin, torch.nn.ReLU()))([2])
-    (Fraction(2, 1),)
+    torch is optional, so the doctests skip the lines that need it; the module below is the network built from
+    the same arrays:
+
+    >>> import polyregions as pr
+    >>> import torch  # doctest: +SKIP
+    >>> lin = torch.nn.Linear(1, 1); lin.weight.data[:] = 0.5; lin.bias.data[:] = 1  # doctest: +SKIP
+    >>> net = pr.network_from_torch(torch.nn.Sequential(lin, torch.nn.ReLU()))  # doctest: +SKIP
+    >>> net == pr.network_from_arrays([[[0.5]]], [[1]], ["relu"]), net([2])  # doctest: +SKIP
+    (True, (Fraction(2, 1),))
     """
     import torch
     from torch import nn

@@ -11,8 +11,8 @@ Arithmetic runs on FLINT rationals (python-flint ``fmpq_mat``), about a hundred 
 
 Examples
 --------
->>> from polyregions.networks.activations import relu, linear
->>> net = Network.from_layers(1, [([[1], [1]], [0, -1], relu()), ([[1, -2]], [0], linear())])
+>>> import polyregions as pr
+>>> net = pr.Network.from_layers(1, [([[1], [1]], [0, -1], pr.relu()), ([[1, -2]], [0], pr.linear())])
 >>> net([3]), net.pattern([3])
 ((Fraction(-1, 1),), (1, 1))
 """
@@ -28,10 +28,10 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 from flint import fmpq, fmpq_mat
 
-from polyregions.networks.activations import Activation, activation_from_json
 from polyregions.errors import InvalidInputError
 from polyregions.exact.linalg import Matrix, Vector
 from polyregions.exact.rationals import rational_matrix, rational_vector
+from polyregions.networks.activations import Activation, activation_from_json
 
 __all__ = ["Layer", "Network"]
 
@@ -57,6 +57,16 @@ def _describe(value: Any) -> str:
 class Layer:
     """One layer ``x -> activation(weight @ x + bias)``.
 
+    Parameters
+    ----------
+    weight : sequence of sequences of numbers or 2-D array
+        Shape ``(width, fan_in)``, at least one row and one column; read exactly.
+    bias : sequence of numbers or 1-D array
+        Length ``width``; read exactly.
+    activation : Activation or str or dict
+        Applied to every unit; an :class:`~polyregions.networks.activations.Activation` or its network-file
+        form (``"relu"``, ``{"kind": "leaky_relu", "negative_slope": "1/100"}``).
+
     Attributes
     ----------
     weight : tuple of tuple of Fraction
@@ -66,11 +76,18 @@ class Layer:
     activation : Activation
         Applied to every unit.
 
+    Raises
+    ------
+    InvalidInputError
+        When the weight is empty, the bias length differs from the number of rows, an entry is not a number,
+        or the activation cannot be read.
+
     Examples
     --------
-    >>> from polyregions.networks.activations import relu
-    >>> Layer([[1, 2]], [-1], relu()).width
-    1
+    >>> import polyregions as pr
+    >>> layer = pr.Layer([[1, 2]], [-1], "relu")
+    >>> layer.width, layer.fan_in, layer.activation == pr.relu()
+    (1, 2, True)
     """
 
     weight: Matrix
@@ -124,15 +141,45 @@ class Layer:
 class Network:
     """A feed-forward network of :class:`Layer` objects on ``R^input_dim``, exact throughout.
 
-    Build one with :meth:`from_layers` (which validates shapes and converts numbers) or read one with
-    :mod:`polyregions.networks.io`.
+    Build one with :meth:`from_layers` (which validates shapes and converts numbers), with a construction
+    (:func:`~polyregions.networks.constructions.sawtooth`, :func:`~polyregions.networks.constructions.montufar`),
+    from arrays (:func:`~polyregions.networks.io.network_from_arrays`) or a PyTorch module
+    (:func:`~polyregions.networks.io.network_from_torch`), or read one from a file
+    (:func:`~polyregions.networks.io.load_network`).
+
+    Parameters
+    ----------
+    input_dim : int
+        The input dimension, positive.
+    layers : sequence of Layer
+        At least one; each layer's ``fan_in`` is the width of the one before (``input_dim`` for the first).
+
+    Attributes
+    ----------
+    input_dim : int
+        The input dimension.
+    layers : tuple of Layer
+        The layers, first to last.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``input_dim`` is not a positive integer, there are no layers, or consecutive shapes do not fit.
+
+    Notes
+    -----
+    The units of every layer whose activation is not affine are the *neurons* (:attr:`neurons`); an activation
+    *pattern* is the piece of every neuron, in that order. On the set of inputs with a given pattern the
+    network is the affine map :meth:`affine_map`.
 
     Examples
     --------
-    >>> from polyregions.networks.activations import relu, linear
-    >>> net = Network.from_layers(2, [([[1, 0], [0, 1]], [0, 0], relu()), ([[1, 1]], [0], linear())])
+    >>> import polyregions as pr
+    >>> net = pr.Network.from_layers(2, [([[1, 0], [0, 1]], [0, 0], pr.relu()), ([[1, 1]], [0], pr.linear())])
     >>> net.widths, net.neurons, net([-1, 2])
     ((2, 1), ((0, 0), (0, 1)), (Fraction(2, 1),))
+    >>> net.pattern([-1, 2]), net.affine_map((0, 1))
+    ((0, 1), (((Fraction(0, 1), Fraction(1, 1)),), (Fraction(0, 1),)))
     """
 
     input_dim: int
@@ -164,14 +211,35 @@ class Network:
                     what: str = "network") -> Network:
         """Build a network from ``(weight, bias, activation)`` triples (or :class:`Layer` objects).
 
-        Numbers are read exactly (:func:`polyregions.exact.rationals.rational`); an activation may be an
-        :class:`Activation` or its network-file form (``"relu"``, ``{"kind": "leaky_relu", ...}``). Errors name
-        ``what`` and the field, for example ``network: layers[1].weight: expected 3 columns ...``.
+        Parameters
+        ----------
+        input_dim : int
+            The input dimension, positive.
+        layers : iterable of Layer or (weight, bias, activation) triples
+            Numbers are read exactly (:func:`~polyregions.exact.rationals.rational`); an activation may be an
+            :class:`Activation` or its network-file form (``"relu"``, ``{"kind": "leaky_relu", ...}``).
+        what : str, keyword-only
+            The name that starts every error message.
+
+        Returns
+        -------
+        Network
+
+        Raises
+        ------
+        InvalidInputError
+            When a shape does not fit or an entry cannot be read. Errors name ``what`` and the field, for
+            example ``network: layers[1].weight: expected 3 columns ...``.
 
         Examples
         --------
-        >>> Network.from_layers(1, [([["1/2"]], [0], "relu")]).layers[0].weight
+        >>> import polyregions as pr
+        >>> pr.Network.from_layers(1, [([["1/2"]], [0], "relu")]).layers[0].weight
         ((Fraction(1, 2),),)
+        >>> pr.Network.from_layers(2, [([[1, 0]], [0], "relu"), ([[1, 1]], [0], "linear")])  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        polyregions.errors.InvalidInputError: network: layers[1].weight: expected 1 columns (the width of ...
         """
         if not isinstance(input_dim, (int, np.integer)) or isinstance(input_dim, bool) or input_dim < 1:
             raise InvalidInputError(f"{what}: input_dim: expected a positive integer, got {_describe(input_dim)}")
@@ -253,7 +321,7 @@ class Network:
         return value, preactivations, tuple(pattern)
 
     def __call__(self, x: Any) -> Vector:
-        """The exact output at ``x``."""
+        """The exact output at ``x`` (a point of length ``input_dim``, read exactly), as a tuple of Fractions."""
         return tuple(_fraction(v) for v in self._run(x)[0].entries())
 
     def preactivations(self, x: Any) -> tuple[Vector, ...]:
@@ -263,10 +331,12 @@ class Network:
     def pattern(self, x: Any) -> tuple[int, ...]:
         """The piece index of every neuron at ``x`` (flat, in the order of :attr:`neurons`).
 
+        A point on a breakpoint is on the piece to its left (see :meth:`pattern_toward` for one side).
+
         Examples
         --------
-        >>> from polyregions.networks.activations import relu
-        >>> Network.from_layers(1, [([[1], [-1]], [0, 0], relu())]).pattern([0])
+        >>> import polyregions as pr
+        >>> pr.Network.from_layers(1, [([[1], [-1]], [0, 0], pr.relu())]).pattern([0])
         (0, 0)
         """
         return self._run(x)[2]
@@ -289,8 +359,8 @@ class Network:
 
         Examples
         --------
-        >>> from polyregions.networks.activations import relu
-        >>> net = Network.from_layers(1, [([[1]], [0], relu())])
+        >>> import polyregions as pr
+        >>> net = pr.Network.from_layers(1, [([[1]], [0], pr.relu())])
         >>> net.pattern_toward([0], [1]), net.pattern_toward([0], [-1])
         ((1,), (0,))
         """
@@ -322,10 +392,27 @@ class Network:
     def affine_map(self, pattern: Sequence[int]) -> tuple[Matrix, Vector]:
         """``(M, c)`` such that the output is ``M x + c`` wherever the activation pattern is ``pattern``.
 
+        Parameters
+        ----------
+        pattern : sequence of int
+            One piece index per neuron, in the order of :attr:`neurons`.
+
+        Returns
+        -------
+        M : tuple of tuple of Fraction
+            Shape ``(output_dim, input_dim)``.
+        c : tuple of Fraction
+            Length ``output_dim``.
+
+        Raises
+        ------
+        InvalidInputError
+            When the pattern has the wrong length or a piece index out of range.
+
         Examples
         --------
-        >>> from polyregions.networks.activations import relu, linear
-        >>> net = Network.from_layers(1, [([[2]], [-1], relu()), ([[3]], [1], linear())])
+        >>> import polyregions as pr
+        >>> net = pr.Network.from_layers(1, [([[2]], [-1], pr.relu()), ([[3]], [1], pr.linear())])
         >>> net.affine_map((1,))
         (((Fraction(6, 1),),), (Fraction(-2, 1),))
         """
@@ -361,8 +448,8 @@ class Network:
 
         Examples
         --------
-        >>> from polyregions.networks.activations import relu
-        >>> net = Network.from_layers(2, [([[1, 1]], [0], relu())])
+        >>> import polyregions as pr
+        >>> net = pr.Network.from_layers(2, [([[1, 1]], [0], pr.relu())])
         >>> line = net.restrict([1, 0], [[0, 1]])
         >>> line.input_dim, line([2]) == net([1, 2])
         (1, True)

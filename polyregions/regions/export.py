@@ -26,8 +26,8 @@ def _numbers(values) -> list:
 
 def complex_to_json(complex_: RegionComplex) -> dict[str, Any]:
     """The JSON document of a region complex (a dict ready for ``json.dumps``)."""
-    from polyregions.regions.domains import domain_to_json
     from polyregions.networks.io import network_to_json
+    from polyregions.regions.domains import domain_to_json
 
     return {
         "format": FORMAT,
@@ -49,12 +49,62 @@ def complex_to_json(complex_: RegionComplex) -> dict[str, Any]:
 
 
 def write_complex_json(complex_: RegionComplex, path: str | os.PathLike) -> None:
-    """Write the JSON export atomically."""
+    """Write the ``polyregions.regions/1`` JSON export of a region complex, atomically.
+
+    Parameters
+    ----------
+    complex_ : RegionComplex
+        The complex, from :func:`~polyregions.regions.enumeration.enumerate_regions`.
+    path : str or os.PathLike
+        The file to write (one line of JSON); an existing file is replaced only once the new one is complete.
+
+    Notes
+    -----
+    The document holds ``format``, ``network``, ``domain``, ``exact``, ``engine``, ``summary``, and for each
+    region its ``pattern``, inequalities ``A``, ``b``, exact ``interior_point`` and ``output_map``, then the
+    ``adjacency`` (``[i, j, neurons]``) and the ``linear_regions``. ``python -m proofs_check verify`` re-checks it
+    without polyregions. See the file formats page of the documentation.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> import polyregions as pr
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "sawtooth.json"
+    >>> pr.write_complex_json(pr.enumerate_regions(pr.sawtooth(2), pr.box([0], [1])), path)
+    >>> doc = json.loads(path.read_text())
+    >>> doc["format"], len(doc["regions"]), doc["regions"][1]["interior_point"], doc["adjacency"][0]
+    ('polyregions.regions/1', 4, ['3/8'], [0, 1, [3]])
+    """
     atomic_write_text(path, json.dumps(complex_to_json(complex_)) + "\n")
 
 
 def write_graphml(complex_: RegionComplex, path: str | os.PathLike) -> None:
-    """Write the adjacency graph as GraphML (patterns and neuron labels as strings), atomically."""
+    """Write the adjacency graph as GraphML (patterns and neuron labels as strings), atomically.
+
+    Parameters
+    ----------
+    complex_ : RegionComplex
+        The complex, from :func:`~polyregions.regions.enumeration.enumerate_regions`.
+    path : str or os.PathLike
+        The file to write.
+
+    Notes
+    -----
+    A node per region, with attribute ``pattern`` (comma-separated piece indices); an edge per shared facet,
+    with attribute ``neurons`` (comma-separated indices of the neurons that switch there). Any GraphML reader
+    (networkx, Gephi, igraph) opens it.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import networkx as nx
+    >>> import polyregions as pr
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "sawtooth.graphml"
+    >>> pr.write_graphml(pr.enumerate_regions(pr.sawtooth(2), pr.box([0], [1])), path)
+    >>> graph = nx.read_graphml(path)
+    >>> graph.number_of_nodes(), graph.number_of_edges(), graph.nodes["0"]["pattern"]
+    (4, 3, '1,0,1,0')
+    """
     import io
 
     import networkx as nx
