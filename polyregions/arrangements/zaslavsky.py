@@ -85,6 +85,7 @@ def check_zaslavsky(arrangement: "Arrangement", *, faces: bool = True, raise_on_
     """
     regions = arrangement.regions()
     bounded = sum(1 for r in regions if r.bounded)
+    bounded_predicted: int | None
     if arrangement.domain is None:
         predicted = arrangement.predicted_regions()
         bounded_predicted = arrangement.predicted_bounded_regions()
@@ -104,6 +105,7 @@ def _domain_rows(arrangement: "Arrangement"):
     from polyregions.exact.rationals import rational_matrix, rational_vector
 
     domain = arrangement.domain
+    assert domain is not None  # called only for arrangements in a domain
     A = rational_matrix(domain.A, what="domain.A", shape=(None, arrangement.dim))
     return A, rational_vector(domain.b, what="domain.b", length=len(A))
 

@@ -78,8 +78,8 @@ def _forward(net: _Net, X: np.ndarray, held=None, *, start: int = 0, grads: bool
     """
     B, n = X.shape
     h = X
-    Dh = np.broadcast_to(np.eye(n), (B, n, n)) if grads else None  # d h / d x
-    out = []
+    Dh: Any = np.broadcast_to(np.eye(n), (B, n, n)) if grads else None  # d h / d x
+    out: list[Any] = []
     for l in range(start, len(net.weights)):
         W, b = net.weights[l], net.biases[l]
         z = h @ W.T                     # without the bias
@@ -118,7 +118,7 @@ def _good(net: _Net, layers) -> list[np.ndarray]:
     output), shape (B, width)."""
     L = len(layers)
     reach = layers[-1][2].copy()   # the output units reached: open ones (all, for a linear output layer)
-    good = [None] * L
+    good: list[Any] = [None] * L
     good[L - 1] = np.ones_like(reach)
     for l in range(L - 2, -1, -1):
         edges = (net.weights[l + 1] != 0).astype(np.float64)
@@ -212,15 +212,15 @@ def theorem3_integrand(network: "Network", points: np.ndarray, *, k: int, bias_s
                     layers.append((None, None, opened, value))
                     if l2 + 1 < L:
                         layers.extend(_forward(net, value, start=l2 + 1, grads=False))
-                    good = _good(net, layers)
+                    goods = _good(net, layers)
                     contribution = (jac * rho1[live][rows] * rho2[rows, cols]
-                                    * good[l1][:, u1] * good[l2][np.arange(rows.size), u2])
+                                    * goods[l1][:, u1] * goods[l2][np.arange(rows.size), u2])
                     np.add.at(total, live[rows], contribution)
     return total
 
 
 def _held(net: _Net, items, B: int):
-    held = [None] * len(net.weights)
+    held: list[Any] = [None] * len(net.weights)
     for l, u, xi in items:
         if held[l] is None:
             width = net.weights[l].shape[0]
@@ -269,8 +269,8 @@ def theorem3_comparison(widths: Sequence[int], *, lower: float = -1.0, upper: fl
     make = initializer or (lambda w, seed, bias_std: he_normal(w, seed=seed, bias_std=bias_std, dtype=np.float64))
     rng = np.random.default_rng(seed)
     area = (upper - lower) ** 2
-    predicted = {k: [] for k in ks}
-    measured = {k: [] for k in ks}
+    predicted: dict[int, list[float]] = {k: [] for k in ks}
+    measured: dict[int, list[float]] = {k: [] for k in ks}
     neurons = None
     for i in range(networks):
         net = make(list(widths), seed=seed + i, bias_std=bias_std)

@@ -71,9 +71,8 @@ def arrangement_window(arrangement: "Arrangement") -> tuple[tuple[Fraction, Frac
         domain = arrangement.domain
         polytope = Polytope(tuple(map(tuple, domain.A)), tuple(domain.b), domain.dim)
         if polytope.is_bounded():
-            vertices = polytope.vertices()
-            return (tuple(min(v[k] for v in vertices) for k in range(2)),
-                    tuple(max(v[k] for v in vertices) for k in range(2)))
+            xs, ys = [v[0] for v in polytope.vertices()], [v[1] for v in polytope.vertices()]
+            return (min(xs), min(ys)), (max(xs), max(ys))
     points = [face.interior_point for face in arrangement.faces(0)]
     if not points:
         for a0, a1, c in arrangement.hyperplanes:

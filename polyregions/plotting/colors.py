@@ -50,7 +50,7 @@ def distinct_colors(n: int, *, lightness: Sequence[float] = VIVID, saturation: S
     if not lightness or not saturation:
         raise InvalidInputError("distinct_colors: expected at least one lightness and one saturation level")
     seen: set[tuple[int, int, int]] = set()
-    out = []
+    out: list[tuple[float, float, float]] = []
     i = offset
     # The 8-bit grid of one lightness band holds far more colours than any picture has regions; the guard
     # only stops a pathological request (such as a single grey level) from looping forever.
@@ -64,12 +64,12 @@ def distinct_colors(n: int, *, lightness: Sequence[float] = VIVID, saturation: S
         light = min(max(lightness[i % len(lightness)] + 0.05 * (((i * _ROOT2) % 1.0) - 0.5), 0.0), 1.0)
         sat = min(max(saturation[(i // len(lightness)) % len(saturation)]
                       + 0.2 * (((i * _ROOT3) % 1.0) - 0.5), 0.0), 1.0)
-        rgb = tuple(int(round(255 * c)) for c in colorsys.hls_to_rgb(hue, light, sat))
+        r, g, b = (int(round(255 * c)) for c in colorsys.hls_to_rgb(hue, light, sat))
         i += 1
-        if rgb in seen:
+        if (r, g, b) in seen:
             continue
-        seen.add(rgb)
-        out.append(tuple(c / 255 for c in rgb))
+        seen.add((r, g, b))
+        out.append((r / 255, g / 255, b / 255))
     return out
 
 
@@ -81,7 +81,7 @@ def class_colors(n: int) -> list[tuple[float, float, float]]:
     >>> to_hex(class_colors(2)[1])
     '#e69f00'
     """
-    base = [tuple(c / 255 for c in rgb) for rgb in _CLASS_RGB[:n]]
+    base = [(r / 255, g / 255, b / 255) for r, g, b in _CLASS_RGB[:n]]
     if n > len(base):
         extra = [c for c in distinct_colors(2 * n, offset=7) if c not in base]
         base.extend(extra[:n - len(base)])
@@ -96,7 +96,8 @@ def lighten(rgb: Sequence[float], amount: float = 0.5) -> tuple[float, float, fl
     >>> to_hex(lighten((0, 0, 1), 0.5))
     '#8080ff'
     """
-    return tuple(round(255 * (c + (1 - c) * amount)) / 255 for c in rgb)
+    r, g, b = (round(255 * (c + (1 - c) * amount)) / 255 for c in rgb)
+    return r, g, b
 
 
 def to_hex(rgb: Sequence[float]) -> str:

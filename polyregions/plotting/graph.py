@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from polyregions.regions.domains import Domain
     from polyregions.networks.network import Network
     from polyregions.regions.complex import RegionComplex
+    from polyregions.regions.enumeration import Engine
 
 __all__ = ["Graph1D", "region_intervals", "graph_1d", "plot_graph"]
 
@@ -60,6 +61,7 @@ def region_intervals(complex_: "RegionComplex", *, window: Any = None) -> list[t
     out = []
     for region in complex_.regions:
         lo, hi = _interval(region.A, region.b, lower, upper)
+        assert lo is not None and hi is not None  # clipped to [lower, upper]
         out.append((lo, hi))
     return out
 
@@ -113,8 +115,8 @@ def graph_1d(complex_: "RegionComplex", *, output: int = 0, window: Any = None) 
     if not order:
         raise InvalidInputError("graph_1d: no region meets the window")
     knots = [order[0][0][0]]
-    values = []
-    slopes = []
+    values: list[Fraction] = []
+    slopes: list[Fraction] = []
     for (lo, hi), i in order:
         if lo != knots[-1]:
             raise InvalidInputError(f"graph_1d: the regions leave a gap between {knots[-1]} and {lo}")
@@ -132,7 +134,7 @@ def graph_1d(complex_: "RegionComplex", *, output: int = 0, window: Any = None) 
 
 def plot_graph(source: "RegionComplex | Network", domain: "Domain | None" = None, *, output: int = 0,
                ax: Any = None, window: Any = None, show_pattern_changes: bool = True, color: Any = "C0",
-               title: str | None = None, engine: str = "auto"):
+               title: str | None = None, engine: "Engine" = "auto"):
     """Draw the graph of one output over a 1-D domain, with its breakpoints; return the axes.
 
     ``source`` is a region complex on a 1-D domain, or a network together with ``domain`` (a 1-D box for a
@@ -167,7 +169,7 @@ def plot_graph(source: "RegionComplex | Network", domain: "Domain | None" = None
     return ax
 
 
-def _complex(source: Any, domain: Any, engine: str) -> "RegionComplex":
+def _complex(source: Any, domain: Any, engine: "Engine") -> "RegionComplex":
     from polyregions.regions.complex import RegionComplex
 
     if isinstance(source, RegionComplex):

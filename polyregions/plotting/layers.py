@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from polyregions.regions.domains import Domain
     from polyregions.networks.network import Network
     from polyregions.regions.complex import RegionComplex
+    from polyregions.regions.enumeration import Engine
 
 __all__ = ["truncations", "layer_complexes", "plot_layers"]
 
@@ -41,7 +42,7 @@ def truncations(network: "Network") -> list["Network"]:
     return out
 
 
-def layer_complexes(network: "Network", domain: "Domain", *, engine: str = "auto") -> list["RegionComplex"]:
+def layer_complexes(network: "Network", domain: "Domain", *, engine: "Engine" = "auto") -> list["RegionComplex"]:
     """The region complex of every truncation (:func:`truncations`) on ``domain``.
 
     Examples
@@ -57,7 +58,7 @@ def layer_complexes(network: "Network", domain: "Domain", *, engine: str = "auto
     return [enumerate_regions(t, domain, engine=engine) for t in truncations(network)]
 
 
-def plot_layers(network: "Network", domain: "Domain", *, color_by: str = "pattern", engine: str = "auto",
+def plot_layers(network: "Network", domain: "Domain", *, color_by: str = "pattern", engine: "Engine" = "auto",
                 window: Any = None, panel_size: float = 3.2, edges: bool | None = None, complexes: Any = None):
     """One panel per hidden layer: the regions of the network truncated after it, on a 2-D domain.
 

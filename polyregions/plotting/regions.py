@@ -47,7 +47,7 @@ def domain_window(domain: "Domain", *, points: Sequence[Sequence[Any]] = ()) -> 
     >>> domain_window(box([0, -1], [1, 1]))
     ((Fraction(0, 1), Fraction(-1, 1)), (Fraction(1, 1), Fraction(1, 1)))
     """
-    if domain.lower is not None:
+    if domain.lower is not None and domain.upper is not None:
         return tuple(domain.lower), tuple(domain.upper)
     if domain.is_bounded():
         vertices = domain.region.vertices()
@@ -87,7 +87,7 @@ def region_polygons(complex_: "RegionComplex", *, window: Any = None) -> tuple[P
                  for r in complex_.regions)
 
 
-def _class_rows(M, c, k: int) -> list[tuple[tuple[Fraction, ...], Fraction, Hashable]]:
+def _class_rows(M, c, k: int) -> list[tuple[tuple[Fraction, ...], Fraction, tuple[str, int]]]:
     """Rows ``a . t <= b`` saying that output ``k`` is the largest (or, for one output, its sign)."""
     if len(M) == 1:
         sign = 1 if k == 1 else -1  # class 1: -(M t + c) <= 0; class 0: M t + c <= 0

@@ -78,7 +78,8 @@ def project(x: Sequence, A: Sequence[Sequence] = (), b: Sequence = (), *, E: Seq
         while True:
             z, r = _directions(normals, active, normals[p])
             # Partial step: the largest step keeping the active inequality multipliers non-negative.
-            t1, k = None, None
+            t1: Fraction | None = None
+            k = 0
             for position, j in enumerate(active):
                 if not is_equality[j] and r[position] > 0:
                     ratio = u_plus[position] / r[position]
@@ -86,13 +87,15 @@ def project(x: Sequence, A: Sequence[Sequence] = (), b: Sequence = (), *, E: Seq
                         t1, k = ratio, position
             zz = dot(z, normals[p])
             t2 = -slack(p) / zz if any(z) else None
-            if t1 is None and t2 is None:
+            # A full step (t2) makes p active; a partial one (t1 < t2) drops the active constraint k.
+            full_step = t2 is not None and (t1 is None or t2 <= t1)
+            t = t2 if full_step else t1
+            if t is None:
                 raise InfeasibleError("project: the polyhedron is empty (a violated constraint cannot be met)")
-            t = t1 if t2 is None or (t1 is not None and t1 < t2) else t2
             if t2 is not None:
                 y = [yi + t * zi for yi, zi in zip(y, z)]
             u_plus = [v - t * ri for v, ri in zip(u_plus[:-1], r)] + [u_plus[-1] + t]
-            if t2 is not None and t == t2:
+            if full_step:
                 active.append(p)
                 u = u_plus
                 break

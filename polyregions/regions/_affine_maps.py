@@ -44,7 +44,7 @@ def float_output_maps(net: "Network", patterns: Sequence[Sequence[int]]) -> tupl
     ``(regions, output_dim, input_dim + 1)``."""
     k = net.input_dim
     R = len(patterns)
-    patterns = np.asarray(patterns, dtype=np.int64).reshape(R, -1)
+    piece_table = np.asarray(patterns, dtype=np.int64).reshape(R, -1)
     H = np.broadcast_to(np.eye(k + 1), (R, k + 1, k + 1)).copy()  # rows: layer values, columns: t and 1
     E = np.zeros_like(H)
     position = 0
@@ -62,7 +62,7 @@ def float_output_maps(net: "Network", patterns: Sequence[Sequence[int]]) -> tupl
         if activation.is_linear:
             pieces = np.zeros((R, width), dtype=np.int64)
         else:
-            pieces = patterns[:, position:position + width]
+            pieces = piece_table[:, position:position + width]
             position += width
         D, e = slopes[pieces], intercepts[pieces]
         # Rows of the homogeneous state: the layer's values, then the constant 1 (kept exactly).
