@@ -13,9 +13,9 @@ from typing import Callable
 import numpy as np
 
 from polyregions.networks.constructions import sawtooth
-from polyregions.regions.domains import box
 from polyregions.networks.initializers import he_normal
 from polyregions.regions._mesh import refine_mesh
+from polyregions.regions.domains import box
 
 WIDTHS = ([2, 32, 32, 32], [2, 64, 64, 64], [2, 128, 128, 128])
 SQUARE = box([-1, -1], [1, 1])

@@ -7,10 +7,10 @@ import time
 from contextlib import nullcontext
 from unittest import mock
 
-from polyregions.regions import _refine as refine_module
-from polyregions.regions.domains import box
 from polyregions.networks.initializers import he_normal
+from polyregions.regions import _refine as refine_module
 from polyregions.regions._refine import refine
+from polyregions.regions.domains import box
 
 
 def _rate(widths: list[int], workers: int = 1, *, programs_only: bool = False):

@@ -58,11 +58,22 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS, subpackages=_SU
 
 if TYPE_CHECKING:
     from polyregions import arrangements, exact, experiments, measures, networks, plotting, polyhedra, regions, testing
-    from polyregions.errors import (CertificateError, InfeasibleError, InvalidInputError, MissingDependencyError,
-                                    PolyregionsError, UnboundedError)
+    from polyregions.errors import (
+        CertificateError,
+        InfeasibleError,
+        InvalidInputError,
+        MissingDependencyError,
+        PolyregionsError,
+        UnboundedError,
+    )
     from polyregions.exact.rationals import format_rational, rational, rational_matrix, rational_vector
-    from polyregions.measures.bounds import (compare_with_bounds, one_layer_bound, raghu_bound, serra_bound,
-                                             trivial_bound)
+    from polyregions.measures.bounds import (
+        compare_with_bounds,
+        one_layer_bound,
+        raghu_bound,
+        serra_bound,
+        trivial_bound,
+    )
     from polyregions.measures.distances import Distances, boundary_distances, exact_distance
     from polyregions.measures.faces import Boundary, boundary, face_complex
     from polyregions.measures.trajectories import Trajectory, regions_along_lines, trajectory
@@ -70,12 +81,27 @@ if TYPE_CHECKING:
     from polyregions.networks.activations import Activation, hardtanh, leaky_relu, linear, piecewise_linear, relu
     from polyregions.networks.constructions import montufar, sawtooth
     from polyregions.networks.initializers import gaussian, he_normal, pytorch_default
-    from polyregions.networks.io import (load_network, network_from_arrays, network_from_json, network_from_torch,
-                                         network_to_json, save_network)
+    from polyregions.networks.io import (
+        load_network,
+        network_from_arrays,
+        network_from_json,
+        network_from_torch,
+        network_to_json,
+        save_network,
+    )
     from polyregions.networks.network import Layer, Network
     from polyregions.polyhedra.polytope import Polytope
     from polyregions.regions.complex import Region, RegionComplex
-    from polyregions.regions.domains import (Domain, box, load_domain, plane_through, polytope_domain, save_domain,
-                                             segment, slice_domain, space)
+    from polyregions.regions.domains import (
+        Domain,
+        box,
+        load_domain,
+        plane_through,
+        polytope_domain,
+        save_domain,
+        segment,
+        slice_domain,
+        space,
+    )
     from polyregions.regions.enumeration import enumerate_regions
     from polyregions.regions.export import write_complex_json, write_graphml

@@ -162,9 +162,9 @@ def test_verify_command_still_dispatches(tmp_path):
 # --- the certified count on a whole line -------------------------------------------------------------------
 
 def test_line_count_agrees_with_the_lp_engine_on_the_whole_line():
+    from polyregions.networks.initializers import gaussian
     from polyregions.regions.domains import space
     from polyregions.regions.enumeration import enumerate_regions
-    from polyregions.networks.initializers import gaussian
 
     for seed, activation in [(0, "relu"), (1, "hardtanh"), (2, "relu")]:
         net = gaussian([1, 3, 3], seed=seed, bias_std=1.0, activation=activation)

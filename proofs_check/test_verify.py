@@ -507,9 +507,9 @@ def test_box_volumes(sides):
 # ------------------------------------------------------------------------------------ real polyregions exports
 
 def _real_cases():
-    from polyregions.regions import domains as dom
     from polyregions.networks.activations import hardtanh, relu
     from polyregions.networks.network import Network
+    from polyregions.regions import domains as dom
 
     net2 = Network.from_layers(2, [([[1, 2], [-1, 1], [1, -1]], [0, "1/3", "-1/4"], relu()),
                                    ([[1, 1, -1], [2, -1, 1]], [0, "1/2"], relu()), ([[1, -1]], [0], "linear")])

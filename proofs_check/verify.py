@@ -54,8 +54,8 @@ import math
 import re
 import sys
 from dataclasses import dataclass, field
-from functools import cached_property
 from fractions import Fraction
+from functools import cached_property
 from typing import Any, Sequence
 
 from . import geometry as geo

@@ -3,11 +3,19 @@ import pickle
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from polyregions.networks.activations import (Activation, activation_from_json, hardtanh, leaky_relu, linear,
-                                     piecewise_linear, relu)
 from polyregions.errors import InvalidInputError
+from polyregions.networks.activations import (
+    Activation,
+    activation_from_json,
+    hardtanh,
+    leaky_relu,
+    linear,
+    piecewise_linear,
+    relu,
+)
 
 F = Fraction
 fractions = st.fractions(min_value=-20, max_value=20, max_denominator=50)

@@ -1,11 +1,12 @@
 from fractions import Fraction
 
 import numpy as np
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from polyregions.networks.activations import hardtanh, leaky_relu, linear, piecewise_linear, relu
-from polyregions.regions._affine_maps import float_output_maps, maps_certainly_differ
 from polyregions.networks.network import Network
+from polyregions.regions._affine_maps import float_output_maps, maps_certainly_differ
 
 entry = st.fractions(min_value=-10, max_value=10, max_denominator=1000)
 activation = st.sampled_from([relu(), hardtanh(), leaky_relu(Fraction(1, 3)),

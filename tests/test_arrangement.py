@@ -8,9 +8,24 @@ import networkx as nx
 import pytest
 
 from polyregions import CertificateError, InvalidInputError
-from polyregions.arrangements import (Arrangement, braid, catalan, check_zaslavsky, coordinate, generic, graphical,
-                                      intersection_poset, is_generic, ish, linial, network_layer, parse_name,
-                                      resonance, semiorder, shi)
+from polyregions.arrangements import (
+    Arrangement,
+    braid,
+    catalan,
+    check_zaslavsky,
+    coordinate,
+    generic,
+    graphical,
+    intersection_poset,
+    is_generic,
+    ish,
+    linial,
+    network_layer,
+    parse_name,
+    resonance,
+    semiorder,
+    shi,
+)
 from polyregions.exact.lp import maximize
 
 

@@ -7,8 +7,7 @@ import sys
 import pytest
 
 from polyregions import InvalidInputError
-from polyregions.arrangements import (Arrangement, arrangement_from_json, braid, read_arrangement, shi,
-                                      write_arrangement)
+from polyregions.arrangements import Arrangement, arrangement_from_json, braid, read_arrangement, shi, write_arrangement
 from polyregions.cli import main
 
 CONTRACT_KEYS = {"dimension", "rank", "hyperplanes", "regions", "bounded_regions", "characteristic_polynomial",

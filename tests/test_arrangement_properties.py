@@ -5,7 +5,8 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from polyregions.arrangements import Arrangement
 from polyregions.exact.lp import maximize, strict_point

@@ -5,19 +5,18 @@ from __future__ import annotations
 from fractions import Fraction as F
 
 import pytest
+from region_oracle import counter_clockwise
 
-from polyregions.networks.activations import linear
+from polyregions.errors import InvalidInputError
+from polyregions.exact.surds import SurdSum
 from polyregions.measures.faces import boundary, face_complex
 from polyregions.measures.volumes import boundary_volumes
+from polyregions.networks.activations import linear
 from polyregions.networks.constructions import sawtooth
-from polyregions.regions.domains import box, segment, slice_domain
-from polyregions.regions.enumeration import enumerate_regions
-from polyregions.errors import InvalidInputError
 from polyregions.networks.initializers import he_normal
 from polyregions.networks.network import Layer, Network
-from polyregions.exact.surds import SurdSum
-
-from region_oracle import counter_clockwise
+from polyregions.regions.domains import box, segment, slice_domain
+from polyregions.regions.enumeration import enumerate_regions
 
 SQUARE = box([-1, -1], [1, 1])
 

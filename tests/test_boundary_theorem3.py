@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from polyregions.errors import InvalidInputError
-from polyregions.networks.network import Network
 from polyregions.measures.theorem3 import theorem3_comparison, theorem3_integrand
+from polyregions.networks.network import Network
 
 SIGMA = 0.7
 

@@ -7,7 +7,8 @@ from decimal import Decimal, getcontext
 from fractions import Fraction as F
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from polyregions.errors import InvalidInputError
 from polyregions.exact.surds import SurdSum, sqrt_of_rational

@@ -7,10 +7,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from polyregions.measures.bounds import (BoundRow, arrangement_bound, compare_with_bounds, one_layer_bound, raghu_bound,
-                                raghu_hardtanh_bound, raghu_relu_bound, serra_bound, serra_index_set,
-                                trivial_bound)
 from polyregions.errors import InvalidInputError
+from polyregions.measures.bounds import (
+    BoundRow,
+    arrangement_bound,
+    compare_with_bounds,
+    one_layer_bound,
+    raghu_bound,
+    raghu_hardtanh_bound,
+    raghu_relu_bound,
+    serra_bound,
+    serra_index_set,
+    trivial_bound,
+)
 
 dims = st.integers(1, 5)
 widths_lists = st.lists(st.integers(1, 6), min_size=1, max_size=4)
@@ -174,10 +183,10 @@ def test_bad_input_is_rejected(kwargs):
 
 def test_general_position_lines_reach_the_one_layer_bound():
     # x1 = 0, x2 = 0 and x1 + x2 = 1 are in general position: exactly 1 + 3 + 3 = 7 regions of the plane.
-    from polyregions.regions import domains as domain
     from polyregions.networks.activations import relu
-    from polyregions.regions.enumeration import enumerate_regions
     from polyregions.networks.network import Network
+    from polyregions.regions import domains as domain
+    from polyregions.regions.enumeration import enumerate_regions
 
     net = Network.from_layers(2, [([[1, 0], [0, 1], [1, 1]], [0, 0, -1], relu())])
     count = len(enumerate_regions(net, domain.space(2)))
@@ -190,9 +199,9 @@ def test_general_position_lines_reach_the_one_layer_bound():
                          ids=["relu", "hardtanh", "leaky"])
 @pytest.mark.parametrize("seed", range(3))
 def test_counted_regions_respect_every_applicable_bound(activation, seed):
+    from polyregions.networks.initializers import he_normal
     from polyregions.regions import domains as domain
     from polyregions.regions.enumeration import enumerate_regions
-    from polyregions.networks.initializers import he_normal
 
     net = he_normal([2, 4, 3], seed=seed, bias_std=0.5, activation=activation)
     count = len(enumerate_regions(net, domain.box([-4, -4], [4, 4])))

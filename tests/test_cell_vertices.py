@@ -1,13 +1,15 @@
 import itertools
 from fractions import Fraction
+
 import numpy as np
 import pytest
 from flint import fmpz_mat
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from polyregions.polyhedra.vertex_enumeration import enumerate_vertices
 from polyregions.regions import _cell_vertices as cv
 from polyregions.regions._cell_programs import homogeneous, negated, strictly_inside, value
-from polyregions.polyhedra.vertex_enumeration import enumerate_vertices
 
 
 def _cube(k, half=1):

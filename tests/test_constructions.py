@@ -3,11 +3,12 @@ import math
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
+from polyregions.errors import InvalidInputError
 from polyregions.networks.activations import linear
 from polyregions.networks.constructions import montufar, montufar_regions, sawtooth
-from polyregions.errors import InvalidInputError
 from polyregions.networks.network import Layer, Network
 
 F = Fraction

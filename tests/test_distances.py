@@ -8,16 +8,16 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from polyregions.networks.activations import hardtanh, leaky_relu, linear
-from polyregions.measures.faces import boundary
-from polyregions.measures.distances import boundary_distances, distance_scaling, exact_distance, log_distance_histogram
-from polyregions.regions.domains import box
-from polyregions.regions.enumeration import enumerate_regions
 from polyregions.errors import InfeasibleError, InvalidInputError
+from polyregions.measures.distances import boundary_distances, distance_scaling, exact_distance, log_distance_histogram
+from polyregions.measures.faces import boundary
+from polyregions.networks.activations import hardtanh, leaky_relu, linear
 from polyregions.networks.initializers import he_normal
 from polyregions.networks.network import Layer, Network
-from polyregions.polyhedra.polytope import Polytope
 from polyregions.polyhedra._projection import project
+from polyregions.polyhedra.polytope import Polytope
+from polyregions.regions.domains import box
+from polyregions.regions.enumeration import enumerate_regions
 
 
 def _segment_distance2(p, a, b):

@@ -6,10 +6,11 @@ from fractions import Fraction
 from math import comb
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from polyregions.polyhedra.face_lattice import FaceLattice, face_lattice, facets_of_face
 from polyregions.exact.linalg import dot
+from polyregions.polyhedra.face_lattice import FaceLattice, face_lattice, facets_of_face
 from polyregions.polyhedra.polytope import Polytope
 
 F = Fraction

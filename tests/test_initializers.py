@@ -4,8 +4,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from polyregions.networks.activations import hardtanh, linear, relu
 from polyregions.errors import InvalidInputError
+from polyregions.networks.activations import hardtanh, linear, relu
 from polyregions.networks.initializers import gaussian, he_normal, pytorch_default
 
 

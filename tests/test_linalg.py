@@ -2,7 +2,8 @@ import itertools
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from polyregions import InfeasibleError
 from polyregions.exact.linalg import determinant, matmul, matvec, nullspace, rank, rref, solve

@@ -1,12 +1,13 @@
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from polyregions import InvalidInputError
+from polyregions.exact._simplex import exact_simplex
 from polyregions.exact.linalg import dot
 from polyregions.exact.lp import feasible_point, maximize, strict_point
-from polyregions.exact._simplex import exact_simplex
 from polyregions.testing import assert_certified_lp
 
 coefficient = st.integers(-4, 4).map(Fraction)

@@ -3,10 +3,11 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from polyregions.networks.activations import hardtanh, leaky_relu, linear, piecewise_linear, relu
 from polyregions.errors import InvalidInputError
+from polyregions.networks.activations import hardtanh, leaky_relu, linear, piecewise_linear, relu
 from polyregions.networks.network import Layer, Network
 
 F = Fraction

@@ -4,13 +4,21 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from polyregions.networks.activations import hardtanh, leaky_relu, linear, piecewise_linear, relu
 from polyregions.errors import InvalidInputError
+from polyregions.networks.activations import hardtanh, leaky_relu, linear, piecewise_linear, relu
+from polyregions.networks.io import (
+    FORMAT,
+    load_network,
+    load_npz,
+    network_from_arrays,
+    network_from_json,
+    network_to_json,
+    save_network,
+)
 from polyregions.networks.network import Network
-from polyregions.networks.io import (FORMAT, load_network, load_npz, network_from_arrays, network_from_json,
-                                    network_to_json, save_network)
 
 F = Fraction
 

@@ -9,20 +9,34 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from polyregions.arrangements import Arrangement, braid, shi
-from polyregions.networks.constructions import sawtooth
-from polyregions.regions.domains import box, polytope_domain, segment, space
-from polyregions.regions.enumeration import enumerate_regions
 from polyregions.errors import InvalidInputError
-from polyregions.networks.initializers import he_normal
 from polyregions.exact.linalg import dot
+from polyregions.networks.constructions import sawtooth
+from polyregions.networks.initializers import he_normal
 from polyregions.networks.network import Network
-from polyregions.plotting import (adjacency_drawing, arrangement_polygons, arrangement_window, class_polygons, clip,
-                                  distinct_colors, graph_1d, hasse_layout, hyperplane_segments, layer_complexes,
-                                  polygon_from_inequalities, region_intervals, region_polygons, shared_facet,
-                                  truncations, window_polygon)
+from polyregions.plotting import (
+    adjacency_drawing,
+    arrangement_polygons,
+    arrangement_window,
+    class_polygons,
+    clip,
+    distinct_colors,
+    graph_1d,
+    hasse_layout,
+    hyperplane_segments,
+    layer_complexes,
+    polygon_from_inequalities,
+    region_intervals,
+    region_polygons,
+    shared_facet,
+    truncations,
+    window_polygon,
+)
 from polyregions.plotting.arrangements import planar
 from polyregions.plotting.colors import PALE, class_colors, lighten
 from polyregions.polyhedra.polytope import Polytope
+from polyregions.regions.domains import box, polytope_domain, segment, space
+from polyregions.regions.enumeration import enumerate_regions
 
 SQUARE = box([-1, -1], [1, 1])
 # x = 0, y = 0 and x + y = 1/2: seven regions in the square, the output separates them by sign.
@@ -364,9 +378,9 @@ def test_save_figure_formats_and_errors(mpl, tmp_path):
 
 
 def test_training_plots(mpl, tmp_path):
-    from polyregions.plotting import plot_region_counts, plot_snapshots
     from polyregions.experiments.datasets import moons, square_domain
     from polyregions.experiments.training import region_history, sample_segments
+    from polyregions.plotting import plot_region_counts, plot_snapshots
 
     data = moons(64, seed=0)
     run = region_history(data, [4, 4], epochs=1, checkpoints=[0, 0.5, 1], domain=square_domain(),

@@ -6,7 +6,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from polyregions import InfeasibleError, InvalidInputError, UnboundedError
 from polyregions.exact.linalg import dot, rank

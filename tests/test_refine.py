@@ -1,21 +1,20 @@
 import itertools
 import math
 from fractions import Fraction
-
 from unittest import mock
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from region_oracle import brute_force_patterns
 
-from polyregions.networks import activations as act
-from polyregions.regions import domains as dom
 from polyregions.exact.linalg import dot
+from polyregions.networks import activations as act
 from polyregions.networks.network import Network
 from polyregions.regions import _refine as refine_module
+from polyregions.regions import domains as dom
 from polyregions.regions._refine import refine
 from polyregions.testing import assert_complexes_equal
-
-from region_oracle import brute_force_patterns
 
 
 def _generic_first_layer(n_inputs, n_neurons, seed):

@@ -5,11 +5,11 @@ from fractions import Fraction
 
 import pytest
 
-from polyregions.regions import domains as dom
 from polyregions.networks.activations import relu
 from polyregions.networks.initializers import he_normal
-from polyregions.regions._mesh import refine_mesh
 from polyregions.networks.network import Network
+from polyregions.regions import domains as dom
+from polyregions.regions._mesh import refine_mesh
 from polyregions.regions.complex import Region
 
 NET = Network.from_layers(1, [([[1]], [0], relu())])

@@ -12,8 +12,17 @@ import pytest
 import polyregions.experiments.sweeps as sweep_module
 from polyregions.cli import main
 from polyregions.errors import InvalidInputError
-from polyregions.experiments.sweeps import COLUMNS, KEY, parse_activation, parse_seeds, read_table, run_task, sweep, \
-    sweep_tasks, write_table
+from polyregions.experiments.sweeps import (
+    COLUMNS,
+    KEY,
+    parse_activation,
+    parse_seeds,
+    read_table,
+    run_task,
+    sweep,
+    sweep_tasks,
+    write_table,
+)
 
 BREAKPOINTS = {"relu": 1, "leaky_relu": 1, "hardtanh": 2}
 
@@ -81,9 +90,10 @@ def test_pool_rows_equal_rows_computed_here(small_sweep):
 
 
 def test_relu_counts_match_a_brute_force_oracle(small_sweep):
-    from polyregions.regions.domains import box
-    from polyregions.networks.initializers import he_normal, pytorch_default
     from region_oracle import brute_force_patterns
+
+    from polyregions.networks.initializers import he_normal, pytorch_default
+    from polyregions.regions.domains import box
 
     tasks, result, _ = small_sweep
     checked = 0

@@ -7,12 +7,12 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from polyregions.networks.constructions import sawtooth
 from polyregions.errors import InvalidInputError
-from polyregions.networks.initializers import he_normal
-from polyregions.networks.network import Network
 from polyregions.exact.surds import SurdSum
 from polyregions.measures.trajectories import line_regions, regions_along_lines, trajectory
+from polyregions.networks.constructions import sawtooth
+from polyregions.networks.initializers import he_normal
+from polyregions.networks.network import Network
 
 
 @pytest.mark.parametrize("n", [1, 2, 4])

@@ -4,7 +4,8 @@ from fractions import Fraction
 from math import factorial
 
 import pytest
-from hypothesis import assume, given, strategies as st
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from polyregions import InvalidInputError, UnboundedError
 from polyregions.exact.linalg import determinant

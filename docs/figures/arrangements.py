@@ -13,8 +13,7 @@ import _common
 import matplotlib.pyplot as plt
 
 from polyregions.arrangements import Arrangement, braid, catalan, coordinate, generic, linial, shi
-from polyregions.plotting import (arrangement_window, hyperplane_segments, plot_adjacency, plot_arrangement,
-                                  plot_poset)
+from polyregions.plotting import arrangement_window, hyperplane_segments, plot_adjacency, plot_arrangement, plot_poset
 from polyregions.plotting.arrangements import planar
 from polyregions.plotting.polygons import clip, window_polygon
 

@@ -15,14 +15,20 @@ import _common
 import matplotlib.pyplot as plt
 
 from polyregions.arrangements import network_layer
-from polyregions.networks.constructions import sawtooth
-from polyregions.regions.domains import box
-from polyregions.regions.enumeration import enumerate_regions
-from polyregions.networks.initializers import he_normal
 from polyregions.experiments.datasets import moons
 from polyregions.experiments.models import MLP, train
-from polyregions.plotting import (layer_complexes, plot_adjacency, plot_arrangement, plot_graph, plot_layers,
-                                  plot_regions)
+from polyregions.networks.constructions import sawtooth
+from polyregions.networks.initializers import he_normal
+from polyregions.plotting import (
+    layer_complexes,
+    plot_adjacency,
+    plot_arrangement,
+    plot_graph,
+    plot_layers,
+    plot_regions,
+)
+from polyregions.regions.domains import box
+from polyregions.regions.enumeration import enumerate_regions
 
 SQUARE = box([-1, -1], [1, 1])
 

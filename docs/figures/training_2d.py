@@ -18,9 +18,9 @@ import dataclasses
 import _common
 import matplotlib.pyplot as plt
 
-from polyregions.plotting import plot_region_counts, plot_snapshots
 from polyregions.experiments.datasets import gaussian_quantiles, moons, random_labels, square_domain
 from polyregions.experiments.training import region_history
+from polyregions.plotting import plot_region_counts, plot_snapshots
 
 EPOCHS = [0, 2, 5, 8, 10, 20, 50, 100]
 HIDDEN = [[16, 16, 16], [32, 32, 32], [64, 64, 64]]

@@ -17,9 +17,9 @@ import _common
 import matplotlib.pyplot as plt
 import numpy as np
 
-from polyregions.plotting import plot_region_counts
 from polyregions.experiments.datasets import digits
 from polyregions.experiments.training import region_history, sample_segments
+from polyregions.plotting import plot_region_counts
 
 CHECKPOINTS = [0, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20]
 

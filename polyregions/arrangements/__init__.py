@@ -10,8 +10,21 @@ Examples
 
 from polyregions.arrangements.arrangement import Arrangement, canonical_hyperplanes
 from polyregions.arrangements.io import arrangement_from_json, arrangement_to_json, read_arrangement, write_arrangement
-from polyregions.arrangements.library import (braid, catalan, coordinate, generic, graphical, is_generic, ish, linial, network_layer,
-                      parse_name, resonance, semiorder, shi)
+from polyregions.arrangements.library import (
+                      braid,
+                      catalan,
+                      coordinate,
+                      generic,
+                      graphical,
+                      is_generic,
+                      ish,
+                      linial,
+                      network_layer,
+                      parse_name,
+                      resonance,
+                      semiorder,
+                      shi,
+)
 from polyregions.arrangements.poset import Flat, IntersectionPoset, intersection_poset
 from polyregions.arrangements.regions import ArrangementFace, ArrangementRegion, sign_string
 from polyregions.arrangements.zaslavsky import ZaslavskyReport, check_zaslavsky

@@ -7,18 +7,18 @@ from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Sequence
 
-from polyregions.errors import InvalidInputError
 from polyregions.arrangements._kernel import BOTH, IntRow, canonical
+from polyregions.errors import InvalidInputError
 from polyregions.exact._integers import primitive
 
 if TYPE_CHECKING:
     import networkx as nx
 
-    from polyregions.exact.linalg import Matrix, Vector
-    from polyregions.polyhedra.polytope import Polytope
     from polyregions.arrangements.poset import Flat, IntersectionPoset
     from polyregions.arrangements.regions import ArrangementFace, ArrangementRegion
     from polyregions.arrangements.zaslavsky import ZaslavskyReport
+    from polyregions.exact.linalg import Matrix, Vector
+    from polyregions.polyhedra.polytope import Polytope
 
 __all__ = ["Arrangement", "canonical_hyperplanes"]
 

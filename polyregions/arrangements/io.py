@@ -12,8 +12,8 @@ import json
 import os
 from typing import Any
 
-from polyregions.errors import InvalidInputError
 from polyregions.arrangements.arrangement import Arrangement, canonical_hyperplanes
+from polyregions.errors import InvalidInputError
 
 __all__ = ["FORMAT", "read_arrangement", "write_arrangement", "arrangement_from_json", "arrangement_to_json"]
 

@@ -15,8 +15,8 @@ import math
 import random
 from typing import TYPE_CHECKING, Any
 
-from polyregions.errors import InvalidInputError
 from polyregions.arrangements.arrangement import Arrangement
+from polyregions.errors import InvalidInputError
 
 if TYPE_CHECKING:
     import networkx as nx

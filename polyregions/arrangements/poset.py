@@ -23,8 +23,8 @@ from polyregions.arrangements._kernel import Chart, IntRow, canonical
 if TYPE_CHECKING:
     import networkx as nx
 
-    from polyregions.exact.linalg import Matrix, Vector
     from polyregions.arrangements.arrangement import Arrangement
+    from polyregions.exact.linalg import Matrix, Vector
 
 __all__ = ["Flat", "IntersectionPoset", "intersection_poset", "poset_of_rows", "polynomial_text"]
 

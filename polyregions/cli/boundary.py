@@ -25,10 +25,10 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    from polyregions.measures.volumes import boundary_volumes
-    from polyregions.regions.enumeration import enumerate_regions
     from polyregions.errors import InvalidInputError
+    from polyregions.measures.volumes import boundary_volumes
     from polyregions.networks.io import load_network
+    from polyregions.regions.enumeration import enumerate_regions
 
     network = load_network(args.network)
     domain = read_domain(args, network.input_dim)

@@ -23,9 +23,9 @@ def add_parser(subparsers) -> None:
 def run(args) -> int:
     from polyregions.measures.bounds import compare_with_bounds
     from polyregions.networks.constructions import sawtooth
+    from polyregions.networks.initializers import he_normal
     from polyregions.regions.domains import box
     from polyregions.regions.enumeration import enumerate_regions
-    from polyregions.networks.initializers import he_normal
 
     depth = 5
     started = time.perf_counter()

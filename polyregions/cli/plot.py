@@ -108,9 +108,9 @@ def run(args: argparse.Namespace) -> int:
     path = args.output
     summary: dict = {"kind": args.kind, "file": path}
     if args.kind in ("regions", "layers", "graph", "adjacency"):
-        from polyregions.regions.enumeration import enumerate_regions
-        from polyregions.networks.io import load_network
         from polyregions.cli.regions import read_domain
+        from polyregions.networks.io import load_network
+        from polyregions.regions.enumeration import enumerate_regions
 
         network = load_network(args.network)
         domain = read_domain(args, network.input_dim)

@@ -37,9 +37,9 @@ def _positive(text: str) -> int:
 
 def read_domain(args, input_dim: int):
     """The domain named by ``--box`` or ``--domain``."""
-    from polyregions.regions.domains import box, load_domain
     from polyregions.errors import InvalidInputError
     from polyregions.exact.rationals import rational
+    from polyregions.regions.domains import box, load_domain
 
     if args.domain is not None:
         return load_domain(args.domain, input_dim=input_dim)
@@ -51,8 +51,8 @@ def read_domain(args, input_dim: int):
 
 
 def run(args) -> int:
-    from polyregions.regions.enumeration import enumerate_regions
     from polyregions.networks.io import load_network
+    from polyregions.regions.enumeration import enumerate_regions
 
     network = load_network(args.network)
     domain = read_domain(args, network.input_dim)

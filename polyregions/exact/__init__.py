@@ -20,7 +20,7 @@ _EXPORTS = {
 __getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:
-    from polyregions.exact.rationals import format_rational, rational, rational_matrix, rational_vector
     from polyregions.exact.linalg import determinant, nullspace, rank, rref, solve
-    from polyregions.exact.lp import feasible_point, LPResult, maximize, strict_point
-    from polyregions.exact.surds import sqrt_of_rational, SurdSum
+    from polyregions.exact.lp import LPResult, feasible_point, maximize, strict_point
+    from polyregions.exact.rationals import format_rational, rational, rational_matrix, rational_vector
+    from polyregions.exact.surds import SurdSum, sqrt_of_rational

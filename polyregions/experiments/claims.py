@@ -51,8 +51,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from polyregions.measures.bounds import arrangement_bound, serra_bound
 from polyregions.errors import InvalidInputError, PolyregionsError
+from polyregions.measures.bounds import arrangement_bound, serra_bound
 
 if TYPE_CHECKING:
     from polyregions.networks.network import Network

@@ -19,10 +19,17 @@ _EXPORTS = {
 __getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:
-    from polyregions.measures.faces import Boundary, boundary, ComplexFace, face_complex, FaceComplex
-    from polyregions.measures.volumes import boundary_volumes, BoundaryVolumes
-    from polyregions.measures.distances import boundary_distances, Distances, exact_distance, ExactDistance
-    from polyregions.measures.trajectories import line_regions, Piece, regions_along_lines, Trajectory, trajectory
+    from polyregions.measures.bounds import (
+        BoundRow,
+        arrangement_bound,
+        compare_with_bounds,
+        one_layer_bound,
+        raghu_bound,
+        serra_bound,
+        trivial_bound,
+    )
+    from polyregions.measures.distances import Distances, ExactDistance, boundary_distances, exact_distance
+    from polyregions.measures.faces import Boundary, ComplexFace, FaceComplex, boundary, face_complex
     from polyregions.measures.theorem3 import theorem3_comparison
-    from polyregions.measures.bounds import (arrangement_bound, BoundRow, compare_with_bounds, one_layer_bound,
-        raghu_bound, serra_bound, trivial_bound)
+    from polyregions.measures.trajectories import Piece, Trajectory, line_regions, regions_along_lines, trajectory
+    from polyregions.measures.volumes import BoundaryVolumes, boundary_volumes

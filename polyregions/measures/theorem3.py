@@ -257,9 +257,9 @@ def theorem3_comparison(widths: Sequence[int], *, lower: float = -1.0, upper: fl
         (exact volumes of ``B_{N,k}``, averaged), ``networks``, ``samples``, ``neurons``.
     """
     from polyregions.measures.volumes import boundary_volumes
+    from polyregions.networks.initializers import he_normal
     from polyregions.regions.domains import box
     from polyregions.regions.enumeration import enumerate_regions
-    from polyregions.networks.initializers import he_normal
 
     if len(widths) < 2 or widths[0] != 2:
         raise InvalidInputError(f"widths: expected [2, n1, ...] (2-D inputs), got {list(widths)!r}")

@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from polyregions.measures.faces import Boundary, FaceComplex, boundary
 from polyregions.errors import InvalidInputError
 from polyregions.exact._integers import primitive
 from polyregions.exact.linalg import Matrix, Vector, determinant, matmul, rref
 from polyregions.exact.surds import SurdSum, sqrt_of_rational
+from polyregions.measures.faces import Boundary, FaceComplex, boundary
 
 if TYPE_CHECKING:
     from polyregions.regions.domains import Domain

@@ -22,10 +22,24 @@ _EXPORTS = {
 __getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:
-    from polyregions.networks.activations import (Activation, activation_from_json, hardtanh, leaky_relu,
-        linear, piecewise_linear, relu)
-    from polyregions.networks.network import Layer, Network
-    from polyregions.networks.io import (load_network, load_npz, network_from_arrays, network_from_json,
-        network_from_torch, network_to_json, save_network)
-    from polyregions.networks.initializers import gaussian, he_normal, pytorch_default
+    from polyregions.networks.activations import (
+        Activation,
+        activation_from_json,
+        hardtanh,
+        leaky_relu,
+        linear,
+        piecewise_linear,
+        relu,
+    )
     from polyregions.networks.constructions import montufar, montufar_regions, sawtooth
+    from polyregions.networks.initializers import gaussian, he_normal, pytorch_default
+    from polyregions.networks.io import (
+        load_network,
+        load_npz,
+        network_from_arrays,
+        network_from_json,
+        network_from_torch,
+        network_to_json,
+        save_network,
+    )
+    from polyregions.networks.network import Layer, Network

@@ -27,8 +27,14 @@ Examples
 
 from polyregions.plotting._backend import SAVE_FORMATS, save_figure
 from polyregions.plotting.adjacency import adjacency_drawing, plot_adjacency, shared_facet
-from polyregions.plotting.arrangements import (arrangement_polygons, arrangement_window, hasse_layout, hyperplane_segments,
-                           plot_arrangement, plot_poset)
+from polyregions.plotting.arrangements import (
+                           arrangement_polygons,
+                           arrangement_window,
+                           hasse_layout,
+                           hyperplane_segments,
+                           plot_arrangement,
+                           plot_poset,
+)
 from polyregions.plotting.colors import class_colors, distinct_colors
 from polyregions.plotting.dynamics import plot_region_counts, plot_snapshots
 from polyregions.plotting.graph import Graph1D, graph_1d, plot_graph, region_intervals

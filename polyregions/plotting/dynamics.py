@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any, Sequence
 from polyregions.errors import InvalidInputError
 
 if TYPE_CHECKING:
-    from polyregions.regions.domains import Domain
     from polyregions.experiments.datasets import Dataset
     from polyregions.experiments.training import RegionHistory
+    from polyregions.regions.domains import Domain
 
 __all__ = ["plot_region_counts", "plot_snapshots"]
 
@@ -69,9 +69,9 @@ def plot_snapshots(history: "RegionHistory", domain: "Domain", *, epochs: Sequen
 
     ``epochs`` picks checkpoints of the run (default: all); ``data`` is scattered over the decision regions.
     """
-    from polyregions.regions.enumeration import enumerate_regions
     from polyregions.plotting._backend import pyplot
     from polyregions.plotting.regions import plot_regions
+    from polyregions.regions.enumeration import enumerate_regions
 
     if domain.dim != 2:
         raise InvalidInputError(f"plot_snapshots: expected a 2-D domain, got a {domain.dim}-D domain")

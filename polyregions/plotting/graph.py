@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 from polyregions.errors import InvalidInputError
 
 if TYPE_CHECKING:
-    from polyregions.regions.domains import Domain
     from polyregions.networks.network import Network
     from polyregions.regions.complex import RegionComplex
+    from polyregions.regions.domains import Domain
     from polyregions.regions.enumeration import Engine
 
 __all__ = ["Graph1D", "region_intervals", "graph_1d", "plot_graph"]

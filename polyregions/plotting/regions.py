@@ -16,14 +16,14 @@ Coordinates are the domain's: the input itself for a box or polytope, the slice 
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Hashable, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from polyregions.errors import InvalidInputError
 from polyregions.plotting.polygons import Polygon, clip, default_window, polygon_from_inequalities, window_polygon
 
 if TYPE_CHECKING:
-    from polyregions.regions.domains import Domain
     from polyregions.regions.complex import RegionComplex
+    from polyregions.regions.domains import Domain
 
 __all__ = ["COLORINGS", "domain_window", "region_polygons", "class_polygons", "plot_regions", "draw_polygons"]
 

@@ -18,7 +18,11 @@ _EXPORTS = {
 __getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:
-    from polyregions.polyhedra.polytope import Polytope
-    from polyregions.polyhedra.vertex_enumeration import (enumerate_facets, enumerate_vertices,
-        HRepresentation, VRepresentation)
     from polyregions.polyhedra.face_lattice import Face, FaceLattice
+    from polyregions.polyhedra.polytope import Polytope
+    from polyregions.polyhedra.vertex_enumeration import (
+        HRepresentation,
+        VRepresentation,
+        enumerate_facets,
+        enumerate_vertices,
+    )

@@ -16,11 +16,11 @@ from itertools import combinations, product
 from typing import Any, Sequence
 
 from polyregions.errors import CertificateError, InfeasibleError, InvalidInputError, UnboundedError
-from polyregions.polyhedra.face_lattice import FaceLattice, face_lattice
-from polyregions.exact.linalg import Matrix, Vector, dot, matmul, matvec, rank, rref
 from polyregions.exact._integers import primitive
+from polyregions.exact.linalg import Matrix, Vector, dot, matmul, matvec, rank, rref
 from polyregions.exact.lp import feasible_point, maximize, strict_point
 from polyregions.exact.rationals import rational_matrix, rational_vector
+from polyregions.polyhedra.face_lattice import FaceLattice, face_lattice
 from polyregions.polyhedra.vertex_enumeration import VRepresentation, enumerate_facets, enumerate_vertices
 from polyregions.polyhedra.volume import volume as _volume
 

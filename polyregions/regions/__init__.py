@@ -20,8 +20,19 @@ _EXPORTS = {
 __getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:
-    from polyregions.regions.domains import (box, Domain, domain_from_json, domain_to_json, load_domain,
-        plane_through, polytope_domain, save_domain, segment, slice_domain, space)
     from polyregions.regions.complex import Region, RegionComplex
+    from polyregions.regions.domains import (
+        Domain,
+        box,
+        domain_from_json,
+        domain_to_json,
+        load_domain,
+        plane_through,
+        polytope_domain,
+        save_domain,
+        segment,
+        slice_domain,
+        space,
+    )
     from polyregions.regions.enumeration import enumerate_regions
     from polyregions.regions.export import complex_to_json, write_complex_json, write_graphml

@@ -19,8 +19,8 @@ from typing import Sequence
 
 import numpy as np
 
-from polyregions.regions._cell_programs import Point, Row, float_point, homogeneous, value
 from polyregions.polyhedra.vertex_enumeration import dot_error_bound, enumerate_vertices, scaled_floats
+from polyregions.regions._cell_programs import Point, Row, float_point, homogeneous, value
 
 __all__ = ["CellVertices", "cell_vertices", "vertex_signs", "cut", "facet_points"]
 

@@ -64,8 +64,7 @@ class NetSpec:
         return {"relu": relu, "hardtanh": hardtanh, "leaky_relu": lambda: leaky_relu(LEAKY_SLOPE)}[self.activation]()
 
     def build(self) -> "Network":
-        from polyregions.networks import constructions
-        from polyregions.networks import initializers
+        from polyregions.networks import constructions, initializers
 
         widths = [self.n0, *self.hidden]
         act = self.activation_object()

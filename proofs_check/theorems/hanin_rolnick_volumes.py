@@ -53,9 +53,9 @@ def run(size: str = "quick", *, workers: int = 1) -> CheckResult:
     import numpy as np
 
     from polyregions.measures.volumes import boundary_volumes
+    from polyregions.networks.initializers import gaussian
     from polyregions.regions.domains import box
     from polyregions.regions.enumeration import enumerate_regions
-    from polyregions.networks.initializers import gaussian
 
     from ._theorem3 import theorem3_integrand
 

@@ -59,8 +59,19 @@ def closed_form(family: str, n: int) -> tuple[int | None, int | None]:
 
 def arrangements(size: str) -> list[tuple[str, str, int, object]]:
     """``(case, family, n, arrangement)`` for every arrangement of the check at ``size``."""
-    from polyregions.arrangements import (Arrangement, braid, catalan, coordinate, generic, ish, linial,
-                                          network_layer, resonance, semiorder, shi)
+    from polyregions.arrangements import (
+        Arrangement,
+        braid,
+        catalan,
+        coordinate,
+        generic,
+        ish,
+        linial,
+        network_layer,
+        resonance,
+        semiorder,
+        shi,
+    )
     from polyregions.networks.initializers import he_normal
 
     full = size == "full"
