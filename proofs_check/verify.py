@@ -653,7 +653,7 @@ def _check_coverage(ex: Export, g: _Geometry, max_subsets: int) -> str:
             raise VerificationError(f"coverage: the regions end at t = {position}, the domain at {hi}")
         return f"coverage: {len(intervals)} intervals tile [{lo}, {hi}]{where}"
     total = _ZERO
-    for i, vs in enumerate(g.verts):
+    for vs in g.verts:
         total += geo.volume(vs, k)
     domain_volume = geo.volume(domain_verts, k)
     if total != domain_volume:
@@ -707,8 +707,9 @@ def _check_facets(ex: Export, g: _Geometry, pairs: dict[frozenset, int], max_sub
                     covered += piece
             if covered != facet_volume:
                 raise VerificationError(
-                    f"region {i}: adjacency: the facet on row {r} of A is {'not ' if covered < facet_volume else 'over-'}"
-                    f"covered by the regions listed as adjacent to it (covered {covered} of {facet_volume}, in "
+                    f"region {i}: adjacency: the facet on row {r} of A is "
+                    f"{'not ' if covered < facet_volume else 'over-'}covered by the regions listed as adjacent to it "
+                    f"(covered {covered} of {facet_volume}, in "
                     f"coordinates without t[{drop}])")
     for pair, e in sorted(pairs.items(), key=lambda item: item[1]):
         if pair not in confirmed:

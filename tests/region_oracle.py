@@ -38,9 +38,11 @@ def brute_force_patterns(net, A, b) -> set[tuple[int, ...]]:
                         feasible &= act.piece(d) == piece
                     else:
                         if lower is not None:
-                            rows.append([-x for x in a]); rhs.append(d - lower)
+                            rows.append([-x for x in a])
+                            rhs.append(d - lower)
                         if upper is not None:
-                            rows.append(list(a)); rhs.append(upper - d)
+                            rows.append(list(a))
+                            rhs.append(upper - d)
                 slope, intercept = act.piece_map(piece)
                 new_M.append([slope * x for x in a])
                 new_c.append(slope * d + intercept)

@@ -28,7 +28,8 @@ def _type_checking_imports(module_name: str) -> set[str]:
 
 
 def test_importing_polyregions_loads_no_numerical_library():
-    code = "import sys, polyregions; print(sorted(m for m in ('numpy', 'flint', 'highspy', 'scipy') if m in sys.modules))"
+    code = ("import sys, polyregions; "
+            "print(sorted(m for m in ('numpy', 'flint', 'highspy', 'scipy') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 

@@ -115,8 +115,10 @@ def test_command_line_process(tmp_path):
     done = subprocess.run([sys.executable, "-m", "polyregions", "arrangement", str(path), "--json"],
                           capture_output=True, text=True, check=True)
     assert json.loads(done.stdout)["regions"] == 3
-    bad = write(tmp_path, '{"format": "polyregions.arrangement/1", "dimension": 1, "hyperplanes": [[0, 1]]}', "b.json")
-    done = subprocess.run([sys.executable, "-m", "polyregions", "arrangement", str(bad)], capture_output=True, text=True)
+    bad = write(tmp_path, '{"format": "polyregions.arrangement/1", "dimension": 1, "hyperplanes": [[0, 1]]}',
+                "b.json")
+    done = subprocess.run([sys.executable, "-m", "polyregions", "arrangement", str(bad)], capture_output=True,
+                          text=True)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
 

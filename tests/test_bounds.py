@@ -31,7 +31,7 @@ def brute_force_serra(n0, widths):
     for js in product(*(range(w + 1) for w in widths)):
         caps = [n0]
         ok = True
-        for layer, (j, w) in enumerate(zip(js, widths)):
+        for j, w in zip(js, widths):
             if j > min(min(caps), w):
                 ok = False
                 break

@@ -62,7 +62,7 @@ def check_diamond(lattice):
     up = {}
     for low, high in lattice.covers:
         up.setdefault(low, set()).add(high)
-    for i, face in enumerate(lattice.faces):
+    for i in range(len(lattice.faces)):
         two_up = Counter(k for j in up.get(i, ()) for k in up.get(j, ()))
         assert all(count == 2 for count in two_up.values())
     # The empty face below: every edge has exactly two vertices.

@@ -56,7 +56,8 @@ def test_clipped_polygon_is_the_polytope_of_the_inequalities(rows):
     rhs = [c for _, _, c in rows]
     polygon = polygon_from_inequalities(A, rhs, window=window_polygon((-3, -3), (3, 3)))
     window_rows = [(-1, 0), (1, 0), (0, -1), (0, 1)]
-    P = Polytope(tuple(tuple(Fraction(v) for v in r) for r in A + window_rows), tuple(Fraction(v) for v in rhs + [3] * 4), 2)
+    P = Polytope(tuple(tuple(Fraction(v) for v in r) for r in A + window_rows),
+                 tuple(Fraction(v) for v in rhs + [3] * 4), 2)
     if P.is_empty():
         assert polygon.is_empty
         return

@@ -125,7 +125,7 @@ def test_regions_along_segments_match_a_hand_count():
     segments = sample_segments(data.X, 6, seed=1) + sample_segments(data.X, 2, seed=1, kind="origin")
     counts = regions_along_segments(net, segments)
     assert [c["activation_regions"] for c in counts] == [_crossings_one_layer(net, a, b) for a, b in segments]
-    for (start, end), c in zip(segments, counts):
+    for (start, _end), c in zip(segments, counts):
         assert c["linear_regions"] <= c["activation_regions"]
         assert np.allclose(start, 0) or any(np.allclose(start, x) for x in data.X)
 

@@ -33,7 +33,8 @@ def main() -> None:
     rows = []
     for run in runs:
         row = {"network": run.name, "neurons": run.neurons}
-        row.update({f"epoch {e}": f"{v:.3f}" for e, v in zip(run.epochs, run.series("along_segments", per_neuron=True))})
+        series = run.series("along_segments", per_neuron=True)
+        row.update({f"epoch {e}": f"{v:.3f}" for e, v in zip(run.epochs, series)})
         row["accuracy at the end"] = f"{run.records[-1].accuracy:.3f}"
         rows.append(row)
     _common.write_csv(rows, "lines_digits.csv")

@@ -153,7 +153,7 @@ def _line(rows: Sequence[IntRow], allowed: Sequence[int]) -> list[tuple[tuple[in
         return [((), ((0, 1),))]
     order = sorted(range(m), key=lambda i: Fraction(-rows[i][1], rows[i][0]))
     zeros = [(-rows[i][1], rows[i][0]) for i in order]  # x = num / den, den > 0
-    cells = []
+    cells: list[tuple[tuple[int, ...], SymbolicPoint]] = []
     signs = [-1] * m
     for q in range(m + 1):
         if q:

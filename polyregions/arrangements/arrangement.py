@@ -103,6 +103,11 @@ class Arrangement:
     dim: int = field(default=None, kw_only=True)  # type: ignore[assignment]
     domain: "Polytope | None" = field(default=None, kw_only=True)
 
+    if TYPE_CHECKING:
+        # The signature of the generated __init__: rows come in any exact form, __post_init__ stores them canonical.
+        def __init__(self, hyperplanes: Any, *, dim: int | None = None, domain: "Polytope | None" = None) -> None:
+            ...
+
     def __post_init__(self) -> None:
         dim, rows = canonical_hyperplanes(self.hyperplanes, dim=self.dim)
         object.__setattr__(self, "hyperplanes", rows)
@@ -341,16 +346,16 @@ class Arrangement:
                 rows.append(r[:-1] + (-r[-1],))
         domain = None
         if self.domain is not None:
-            domain = self._restricted_domain(columns)
+            domain = self._restricted_domain(self.domain, columns)
         return Arrangement(rows, dim=flat.dim, domain=domain)
 
-    def _restricted_domain(self, columns) -> "Polytope":
+    def _restricted_domain(self, domain: "Polytope", columns: Sequence[IntRow]) -> "Polytope":
         from operator import mul
 
         from polyregions.exact.rationals import rational_matrix, rational_vector
 
-        A = rational_matrix(self.domain.A, what="domain.A", shape=(None, self.dim))
-        b = rational_vector(self.domain.b, what="domain.b", length=len(A))
+        A = rational_matrix(domain.A, what="domain.A", shape=(None, self.dim))
+        b = rational_vector(domain.b, what="domain.b", length=len(A))
         new_A, new_b = [], []
         for a, bi in zip(A, b):
             row = primitive(tuple(a) + (-bi,))

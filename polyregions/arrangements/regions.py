@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     from polyregions.exact.linalg import Matrix, Vector
     from polyregions.polyhedra.polytope import Polytope
 
-__all__ = ["ArrangementRegion", "ArrangementFace", "enumerate_regions", "enumerate_faces", "face_poset", "adjacency_graph",
-           "region_of", "sign_string"]
+__all__ = ["ArrangementRegion", "ArrangementFace", "enumerate_regions", "enumerate_faces", "face_poset",
+           "adjacency_graph", "region_of", "sign_string"]
 
 
 def sign_string(signs: Sequence[int]) -> str:
@@ -107,7 +107,8 @@ class ArrangementRegion(ArrangementFace):
     @property
     def A(self) -> "Matrix":
         """Rows of the closed region ``A x <= b``: one per hyperplane (``-s a``), then the domain's rows."""
-        rows = tuple(tuple(Fraction(-s * v) for v in row[:-1]) for s, row in zip(self.signs, self.arrangement.hyperplanes))
+        rows = tuple(tuple(Fraction(-s * v) for v in row[:-1])
+                     for s, row in zip(self.signs, self.arrangement.hyperplanes))
         domain = self.arrangement.domain
         return rows if domain is None else rows + tuple(tuple(Fraction(v) for v in r) for r in domain.A)
 
@@ -239,7 +240,7 @@ def _relatively_bounded(rows: Sequence[IntRow], allowed: Sequence[int], sign_vec
 
     if not sign_vectors:
         return []
-    normals = {}
+    normals: dict[IntRow, None] = {}  # an ordered set
     for row in rows:
         normal = row[:-1] + (0,)
         normals.setdefault(canonical(normal)[0])
@@ -274,6 +275,7 @@ def _bounded_face(face: ArrangementFace) -> bool:
     if flat.dim == 0:
         return True
     restricted = restrict_rows(rows, allowed, restriction_by_columns(flat.columns))
+    assert restricted is not None  # the face is a cell of its flat, so every forced sign there is allowed
     sub_rows, _, recipe = restricted
     # The face is a cell of the restriction; bounded iff that cell is bounded and the restriction is essential.
     sub_signs = [0] * len(sub_rows)

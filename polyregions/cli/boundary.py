@@ -46,7 +46,7 @@ def run(args) -> int:
     else:
         d = domain.dim
         parts = []
-        for k, (value, error) in enumerate(zip(volumes.values, volumes.errors), start=1):
+        for k, (value, _error) in enumerate(zip(volumes.values, volumes.errors), start=1):
             what = "points" if k == d else f"{d - k}-volume"
             parts.append(f"B_N,{k}: {what} {value:.12g} (= {_short(volumes.exact[k - 1])})")
         print("; ".join(parts) + f"; density {volumes.density:.12g} "

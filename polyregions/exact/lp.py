@@ -141,8 +141,10 @@ def maximize(c: Sequence, A: Sequence[Sequence], b: Sequence, *, E: Sequence[Seq
     result = _maximize(reduced.objective(c), reduced.A, reduced.b, reduced.dim, backend)
     if result.status == "infeasible":
         return result
+    assert result.point is not None  # optimal and unbounded answers carry a point
     point = reduced.lift(result.point)
     if result.status == "unbounded":
+        assert result.ray is not None  # an unbounded answer carries its ray
         return LPResult("unbounded", point=point, ray=reduced.lift_direction(result.ray))
     return LPResult("optimal", value=dot(c, point), point=point, multipliers=result.multipliers)
 
@@ -211,6 +213,7 @@ def _slack_point(A, b, E, e, dim, backend: Backend, *, strict: bool) -> Vector |
     result = _maximize(c_aug, A_aug, b_aug, k + 1, backend)
     if result.status != "optimal":
         raise CertificateError(f"slack program ended {result.status}, which is impossible")
+    assert result.point is not None  # an optimum carries its point
     s = result.point[-1]
     if s > 0 or (s == 0 and not strict):
         return reduced.lift(result.point[:-1])
@@ -316,6 +319,7 @@ def _float_slack_point(A: Matrix, b: Vector, weights: Vector, k: int) -> Vector 
     status, x, _ = highs_maximize(np.eye(1, k + 1, k)[0], A_aug, np.append(b_f, 1.0))
     if status != "optimal":
         return None
+    assert x is not None  # HiGHS returns a point with every optimum
     return tuple(Fraction(float(v)) for v in x[:k])
 
 
@@ -328,8 +332,11 @@ def _maximize(c: Vector, A: Matrix, b: Vector, n: int, backend: Backend) -> LPRe
         if result is not None:
             return result
     exact = exact_simplex(c, A, b)
-    return LPResult(exact.status, point=exact.point, ray=exact.ray, multipliers=exact.duals,
-                    value=dot(c, exact.point) if exact.status == "optimal" else None)
+    value = None
+    if exact.status == "optimal":
+        assert exact.point is not None  # an optimum carries its point
+        value = dot(c, exact.point)
+    return LPResult(exact.status, point=exact.point, ray=exact.ray, multipliers=exact.duals, value=value)
 
 
 def _float_solve(c: Vector, A: Matrix, b: Vector, n: int, backend: Backend
@@ -369,6 +376,7 @@ def _certified_float(c: Vector, A: Matrix, b: Vector, n: int, backend: Backend, 
         return None
     status, x, y = answer
     if status == "optimal":
+        assert x is not None and y is not None  # a float optimum carries its point and duals
         return _certify_optimum(c, A, b, n, x, y)
     if auxiliary:
         return None
@@ -376,8 +384,12 @@ def _certified_float(c: Vector, A: Matrix, b: Vector, n: int, backend: Backend, 
         # A Farkas certificate comes from the slack program max s, A x + s <= b, s <= 1.
         aug = _certified_float(tuple([_ZERO] * n) + (_ONE,), tuple(r + (_ONE,) for r in A) +
                                (tuple([_ZERO] * n) + (_ONE,),), b + (_ONE,), n + 1, backend, auxiliary=True)
-        if aug is None or aug.status != "optimal" or aug.value >= 0:
+        if aug is None or aug.status != "optimal":
             return None
+        assert aug.value is not None  # a certified optimum carries its value
+        if aug.value >= 0:
+            return None
+        assert aug.multipliers is not None  # ... and its dual certificate
         return LPResult("infeasible", multipliers=aug.multipliers[:-1])
     # Unbounded: a certified ray from max c.d, A d <= 0, c.d <= 1, plus a certified feasible point.
     ray_lp = _certified_float(c, A + (c,), tuple([_ZERO] * len(A)) + (_ONE,), n, backend, auxiliary=True)
@@ -405,6 +417,7 @@ def _certify_optimum(c: Vector, A: Matrix, b: Vector, n: int, x_f: np.ndarray, y
         candidate = chosen + [i]
         if len(rref([A[j] for j in candidate], n)[0]) == len(candidate):
             chosen = candidate
+    x: Vector | None
     if len(chosen) == n:
         x = solve([A[i] for i in chosen], [b[i] for i in chosen])  # a vertex: the basis fixes it
     else:
@@ -414,10 +427,10 @@ def _certify_optimum(c: Vector, A: Matrix, b: Vector, n: int, x_f: np.ndarray, y
     y_basis = _solve_transposed([A[i] for i in chosen], c, n)
     if y_basis is None or any(v < 0 for v in y_basis):
         return None
-    y = [_ZERO] * len(A)
+    y_entries = [_ZERO] * len(A)
     for i, v in zip(chosen, y_basis):
-        y[i] = v
-    y = tuple(y)
+        y_entries[i] = v
+    y = tuple(y_entries)
     if dot(c, x) != dot(y, b):
         return None
     return LPResult("optimal", value=dot(c, x), point=x, multipliers=y)

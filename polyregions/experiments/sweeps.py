@@ -158,11 +158,11 @@ def sweep_tasks(widths: Iterable[Sequence[int]], *, seeds: Iterable[int], inits:
 
     archs = []
     for i, w in enumerate(list(widths)):
-        w = list(w) if not isinstance(w, (str, bytes)) else None
-        if not w or len(w) < 2 or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in w):
+        arch = list(w) if not isinstance(w, (str, bytes)) else None
+        if not arch or len(arch) < 2 or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in arch):
             raise InvalidInputError(f"widths[{i}]: expected [input_dim, width_1, ...] of positive integers, "
-                                    f"got {w!r}")
-        archs.append(tuple(w))
+                                    f"got {arch!r}")
+        archs.append(tuple(arch))
     if not archs:
         raise InvalidInputError("widths: expected at least one architecture, got none")
     seeds = list(seeds)

@@ -81,7 +81,7 @@ def sample_segments(X: Any, count: int, *, seed: Any = 0, kind: Literal["pairs",
     if kind not in ("pairs", "origin"):
         raise InvalidInputError(f"sample_segments: kind: expected 'pairs' or 'origin', got {kind!r}")
     rng = random_generator(seed)
-    out = []
+    out: list[tuple[np.ndarray, np.ndarray]] = []
     while len(out) < count:
         if kind == "pairs":
             i, j = rng.choice(len(X), size=2, replace=False)
@@ -214,14 +214,17 @@ class RegionHistory:
         """One row per checkpoint (numbers only), for printing or CSV."""
         rows = []
         for r in self.records:
-            row = {"network": self.name, "epoch": r.epoch, "loss": round(r.loss, 6), "accuracy": round(r.accuracy, 6)}
+            row: dict[str, Any] = {"network": self.name, "epoch": r.epoch, "loss": round(r.loss, 6),
+                                   "accuracy": round(r.accuracy, 6)}
             if r.activation_regions is not None:
                 row["activation_regions"] = r.activation_regions
                 row["linear_regions"] = r.linear_regions
             if r.along_segments is not None:
                 row["mean_along_segments"] = sum(r.along_segments) / len(r.along_segments)
                 row["mean_along_segments_per_neuron"] = row["mean_along_segments"] / self.neurons
-                row["mean_linear_along_segments"] = sum(r.linear_along_segments) / len(r.linear_along_segments)
+                linear_along = r.linear_along_segments
+                assert linear_along is not None  # counted together with along_segments
+                row["mean_linear_along_segments"] = sum(linear_along) / len(linear_along)
             if r.mean_distance is not None:
                 row["mean_distance"] = r.mean_distance
                 row["mean_distance_times_neurons"] = r.mean_distance * self.neurons

@@ -33,7 +33,7 @@ def polygon_edges(A, b) -> list[tuple[tuple[Fraction, Fraction], tuple[Fraction,
     comparison); an end point is the intersection of two lines, by Cramer's rule.
     """
     rows = sorted({primitive((*a, bi)) for a, bi in zip(A, b) if any(a)})
-    edges = []
+    edges: list[tuple[tuple[Fraction, Fraction], tuple[Fraction, Fraction]]] = []
     for a1, a2, c in rows:
         n = a1 * a1 + a2 * a2
         lo = hi = None  # (num, den, row) of the binding bounds
@@ -59,7 +59,7 @@ def polygon_edges(A, b) -> list[tuple[tuple[Fraction, Fraction], tuple[Fraction,
         for _, _, (b1, b2, e) in (lo, hi):
             det = a1 * b2 - a2 * b1
             ends.append((Fraction(c * b2 - a2 * e, det), Fraction(a1 * e - c * b1, det)))
-        edges.append(tuple(ends))
+        edges.append((ends[0], ends[1]))
     if len(edges) < 3:
         raise CertificateError(f"face_complex: expected a bounded polygon, got {len(edges)} edges from rows {rows}")
     return edges

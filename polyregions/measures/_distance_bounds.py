@@ -64,7 +64,8 @@ class _FloatNetwork:
         self.net = net
         self.layers = [float_layer(layer.weight, layer.bias, layer.activation) for layer in net.layers]
         identity = FloatActivation.of(linear())
-        self.linear, self.transposed = [], []
+        self.linear: list[FloatLayer] = []
+        self.transposed: list[FloatLayer] = []
         for fl in self.layers:
             # The same doubles without bias (directional derivatives) and transposed (back-propagation); a row
             # whose bound was infinite (a weight below the double range) makes every derived row infinite too.
@@ -110,7 +111,9 @@ def _activation_chunk(fn: _FloatNetwork, X: np.ndarray, EX: np.ndarray):
     ok = np.isfinite(X).all(axis=1) & np.isfinite(EX).all(axis=1)
     h, eh = X, EX
     layers = []
-    Q = E = None  # per-point Gram matrices of the current layer's Jacobian and their bounds
+    # Per-point Gram matrices of the current layer's Jacobian and their bounds.
+    Q: np.ndarray | None = None
+    E: np.ndarray | None = None
     n_layers = len(fn.layers)
     for m, fl in enumerate(fn.layers):
         z, ez = forward_layer(fl, h, eh)
@@ -124,6 +127,8 @@ def _activation_chunk(fn: _FloatNetwork, X: np.ndarray, EX: np.ndarray):
                 q_diag = np.broadcast_to(np.diag(fn.Q1), z.shape)
                 e_diag = np.broadcast_to(np.diag(fn.E1), z.shape)
             else:
+                # Set by _next_gram after layer m - 1: this layer is not linear.
+                assert Q is not None and E is not None
                 q_diag = Q if Q.ndim == 2 else np.diagonal(Q, axis1=1, axis2=2)
                 e_diag = E if E.ndim == 2 else np.diagonal(E, axis1=1, axis2=2)
             pieces = np.searchsorted(act.breakpoints, z, side="left")
@@ -168,7 +173,8 @@ def _activation_chunk(fn: _FloatNetwork, X: np.ndarray, EX: np.ndarray):
     return lower, upper, value, ok, layers
 
 
-def _next_gram(fn: _FloatNetwork, m: int, S: np.ndarray, Q, E, *, full: bool = True):
+def _next_gram(fn: _FloatNetwork, m: int, S: np.ndarray, Q: np.ndarray | None, E: np.ndarray | None, *,
+               full: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """``Q_{m+1} = A Q_m A^T`` with ``A = W_{m+1} S_m`` for every point, and its bound (see the module notes);
     only the diagonals (shape ``(points, width)``) unless ``full``."""
     nxt = fn.layers[m + 1]
@@ -186,6 +192,7 @@ def _next_gram(fn: _FloatNetwork, m: int, S: np.ndarray, Q, E, *, full: bool = T
         M = (1 + delta) ** 2 * Em + c * absQ
         AM = (absA.reshape(-1, n) @ M).reshape(P, -1, n)
     else:
+        assert E is not None  # Q and E are made together
         AQ = A @ Q
         c = 2 * _gamma(n) + _gamma(n) ** 2 + 2 * delta + delta * delta
         M = (1 + delta) ** 2 * E + c * np.abs(Q)

@@ -215,7 +215,7 @@ def exact_distance(network: "Network", point: Any, *, kind: DistanceKind = "acti
             return ExactDistance(None, None)  # one region on all of space, no boundary at all
         return ExactDistance(squared, nearest)
     if squared > 0:
-        for index, l, u, xi, g, D, value in found:
+        for index, _l, _u, xi, g, D, value in found:
             p = _touching_point(x, g, D, value, xi)
             if _touching_point_in_boundary(network, x, p, index, pattern, xi, value, D):
                 return ExactDistance(squared, p)
@@ -257,7 +257,7 @@ def _region_rows(net: "Network", pattern) -> list[tuple[Vector, Fraction]]:
 
     maps = PatternMaps.of(net, pattern)
     rows = []
-    for index, l, u, g, D in _neuron_rows(net, pattern, maps):
+    for index, l, _u, g, D in _neuron_rows(net, pattern, maps):
         if not any(g[:-1]):
             continue
         act = net.layers[l].activation
@@ -322,6 +322,9 @@ def _search(net: "Network", x: Vector, start) -> ExactDistance:
             beyond = strict_point(A + [tuple(-v for v in a)], b + [-beta], dim=n)
             if beyond is None:
                 continue  # not a facet
+            # Every region visited has an interior: the start holds x strictly (or was checked to), the others
+            # are entered across a facet.
+            assert inside is not None
             step = (beta - dot(a, inside)) / dot(a, tuple(o - p for o, p in zip(beyond, inside)))
             q = tuple(p + step * (o - p) for p, o in zip(inside, beyond))
             facet = project(x, A, b, E=[a], e=[beta])
@@ -449,7 +452,9 @@ def boundary_distances(network: "Network", points: Any, *, kind: DistanceKind = 
         if d.squared is None:
             lower[i] = upper[i] = value[i] = np.inf
             continue
-        lower[i], upper[i] = outward_bounds(*d.interval(bits=60))
+        interval = d.interval(bits=60)
+        assert interval is not None  # d.squared is not None
+        lower[i], upper[i] = outward_bounds(*interval)
         value[i] = d.value
     return Distances(kind, value, lower, upper, fallback)
 

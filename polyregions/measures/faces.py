@@ -141,14 +141,14 @@ class FaceComplex:
 
     @cached_property
     def _up(self) -> tuple[tuple[int, ...], ...]:
-        up = [[] for _ in self.faces]
+        up: list[list[int]] = [[] for _ in self.faces]
         for i, j in self.covers:
             up[i].append(j)
         return tuple(tuple(u) for u in up)
 
     @cached_property
     def _down(self) -> tuple[tuple[int, ...], ...]:
-        down = [[] for _ in self.faces]
+        down: list[list[int]] = [[] for _ in self.faces]
         for i, j in self.covers:
             down[j].append(i)
         return tuple(tuple(d) for d in down)
@@ -251,7 +251,7 @@ def face_complex(complex_: "RegionComplex", *, neurons: bool = True) -> FaceComp
             face_regions[top].add(r)
         elif d == 2:
             edges = polygon_edges(region.A, region.b)
-            all_ids = set()
+            all_ids: set[int] = set()
             keys = []
             for p, q in edges:
                 i, j = vid(p), vid(q)
@@ -268,12 +268,12 @@ def face_complex(complex_: "RegionComplex", *, neurons: bool = True) -> FaceComp
                 covers.add((key, top))
         else:
             lattice, points = face_lattice_of(region, d)
-            ids = [vid(p) for p in points]
-            keys = [(f.dim, tuple(sorted(ids[v] for v in f.vertices))) for f in lattice.faces]
-            for key in keys:
-                face_regions[key].add(r)
+            point_ids = [vid(p) for p in points]
+            face_keys = [(f.dim, tuple(sorted(point_ids[v] for v in f.vertices))) for f in lattice.faces]
+            for face_key in face_keys:
+                face_regions[face_key].add(r)
             for i, j in lattice.covers:
-                covers.add((keys[i], keys[j]))
+                covers.add((face_keys[i], face_keys[j]))
     order = sorted(face_regions)
     index = {key: i for i, key in enumerate(order)}
     interior = interior_flags(order, vertices, domain.region.A, domain.region.b)

@@ -178,7 +178,7 @@ def theorem3_integrand(network: "Network", points: np.ndarray, *, k: int, bias_s
                 total[live] += norm * rho[live] * good
         return total
     L = len(net.weights)
-    for i, (l1, u1) in enumerate(neurons):
+    for l1, u1 in neurons:
         for xi1 in net.breakpoints[l1]:
             rho1 = _density(base[l1][0][:, u1] - xi1, bias_std)  # z_1 comes first: holding z_2 cannot change it
             live = np.flatnonzero(rho1 > 0)
@@ -283,8 +283,12 @@ def theorem3_comparison(widths: Sequence[int], *, lower: float = -1.0, upper: fl
     rows = []
     for k in ks:
         p, m = np.array(predicted[k]), np.array(measured[k])
-        se = (lambda a: float(a.std(ddof=1) / math.sqrt(len(a))) if len(a) > 1 else math.nan)
         rows.append({"k": k, "widths": list(widths), "neurons": neurons, "networks": networks, "samples": samples,
-                     "bias_std": bias_std, "predicted": float(p.mean()), "predicted_stderr": se(p),
-                     "measured": float(m.mean()), "measured_stderr": se(m)})
+                     "bias_std": bias_std, "predicted": float(p.mean()), "predicted_stderr": _stderr(p),
+                     "measured": float(m.mean()), "measured_stderr": _stderr(m)})
     return rows
+
+
+def _stderr(a: np.ndarray) -> float:
+    """The standard error of the mean of ``a`` (NaN for fewer than two values)."""
+    return float(a.std(ddof=1) / math.sqrt(len(a))) if len(a) > 1 else math.nan

@@ -108,7 +108,7 @@ class Trajectory:
     @cached_property
     def runs(self) -> tuple[tuple[int, ...], ...]:
         """The patterns of the maximal runs of constant pattern along the curve."""
-        out = []
+        out: list[tuple[int, ...]] = []
         for piece in self.pieces:
             if not out or out[-1] != piece.pattern:
                 out.append(piece.pattern)
@@ -193,7 +193,7 @@ class Trajectory:
     def lengths_exact(self) -> tuple[SurdSum, ...]:
         """The exact length of the curve's image after each layer (entry 0: the input curve)."""
         layers = len(self.network.layers) + 1
-        terms = [[] for _ in range(layers)]
+        terms: list[list[SurdSum]] = [[] for _ in range(layers)]
         for piece, speeds in zip(self.pieces, self._squared_speeds):
             dt = piece.end - piece.start
             for l, s in enumerate(speeds):
@@ -318,7 +318,8 @@ def _end_interval(net: "Network", sign: int) -> Fraction | None:
             if 0 <= side < len(layer.breakpoints):
                 s = (layer.breakpoints[side] * D - b) / a
                 end = s if end is None else (max(end, s) if sign > 0 else min(end, s))
-        H = fmpz_mat(layer.width + 1, 2, _activate_rows(entries, 2, lambda i: [pieces[i]] * 2, layer))
+        # _activate_rows calls the closure within this iteration; the default binds this layer's pieces.
+        H = fmpz_mat(layer.width + 1, 2, _activate_rows(entries, 2, lambda i, pieces=pieces: [pieces[i]] * 2, layer))
     return end
 
 

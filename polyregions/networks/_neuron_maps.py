@@ -78,8 +78,12 @@ def _integer_layer(layer) -> IntegerLayer:
     result = IntegerLayer(fmpz_mat(rows), d, tuple(int(q * dq) for q in act.slopes), dq,
                           tuple(int(p * dp) for p in act.intercepts), dp, act.breakpoints, act.is_linear,
                           layer.width)
+
+    def evict(_: object) -> None:
+        _CACHE.pop(key, None)
+
     try:
-        ref = weakref.ref(layer, lambda _, key=key: _CACHE.pop(key, None))
+        ref = weakref.ref(layer, evict)
     except TypeError:  # pragma: no cover - layers always support weak references
         return result
     _CACHE[key] = (ref, result)
@@ -96,7 +100,7 @@ def _activate_rows(entries: list, cols: int, pieces_of_row, layer: IntegerLayer)
     denominators), with ``pieces_of_row(i)`` the piece of every column of row ``i``."""
     width = layer.width
     last = entries[width * cols:(width + 1) * cols]
-    out = []
+    out: list = []
     if layer.is_linear:
         return entries
     simple = layer.pieces_are_01()
@@ -157,7 +161,9 @@ class PatternMaps:
                 continue
             pieces = pattern[position:position + layer.width]
             position += layer.width
-            H = fmpz_mat(layer.width + 1, cols, _activate_rows(entries, cols, lambda i: [pieces[i]] * cols, layer))
+            # Called within this iteration only; the default binding makes that explicit.
+            H = fmpz_mat(layer.width + 1, cols,
+                         _activate_rows(entries, cols, lambda i, pieces=pieces: [pieces[i]] * cols, layer))
         return cls(pattern, tuple(maps))
 
     def row(self, layer: int, unit: int) -> tuple[tuple[int, ...], int]:
@@ -197,7 +203,7 @@ def _integer_preactivations(net: "Network", points: Sequence[Sequence], data=Non
     data = data if data is not None else integer_layers(net)
     entries, n = _homogeneous(points, net.input_dim)
     H = fmpz_mat(net.input_dim + 1, n, entries) if n else None
-    out = []
+    out: list[list] = []
     for layer in data:
         if n == 0:
             out.append([])
@@ -226,7 +232,7 @@ def exact_preactivations(net: "Network", points: Sequence[Sequence]) -> tuple[tu
     One integer matrix product per layer for all points together.
     """
     per_layer, n = _integer_preactivations(net, points)
-    result = [[] for _ in range(n)]
+    result: list[list[tuple[Fraction, ...]]] = [[] for _ in range(n)]
     for layer, entries in zip(net.layers, per_layer):
         w = layer.width
         last = entries[w * n:]
@@ -248,7 +254,7 @@ def tight_neurons(net: "Network", points: Sequence[Sequence]) -> list[frozenset[
     [frozenset({0}), frozenset({0, 1}), frozenset()]
     """
     per_layer, n = _integer_preactivations(net, points)
-    found = [set() for _ in range(n)]
+    found: list[set[int]] = [set() for _ in range(n)]
     base = 0
     for layer, entries in zip(net.layers, per_layer):
         if layer.activation.is_linear:

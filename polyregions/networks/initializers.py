@@ -32,6 +32,9 @@ from polyregions.networks.network import Layer, Network
 
 __all__ = ["he_normal", "pytorch_default", "gaussian", "random_generator"]
 
+# The default hidden activation: an Activation is immutable, so every call may share this one.
+_RELU = relu()
+
 
 def _check_widths(widths: Any) -> list[int]:
     if isinstance(widths, (str, bytes)) or not hasattr(widths, "__len__"):
@@ -117,7 +120,7 @@ def _build(widths: Sequence[int], output_dim: Any, activation: Any, dtype: Any, 
 
 
 def he_normal(widths: Sequence[int], *, seed: int | np.random.Generator, bias_std: float = 1e-3,
-              activation: Activation | str = relu(), output_dim: int | None = None,
+              activation: Activation | str = _RELU, output_dim: int | None = None,
               dtype: Any = np.float32) -> Network:
     """He-normal weights (mean 0, variance ``2 / fan_in``) and normal biases with standard deviation ``bias_std``.
 
@@ -167,7 +170,7 @@ def he_normal(widths: Sequence[int], *, seed: int | np.random.Generator, bias_st
 
 
 def pytorch_default(widths: Sequence[int], *, seed: int | np.random.Generator,
-                    activation: Activation | str = relu(), output_dim: int | None = None,
+                    activation: Activation | str = _RELU, output_dim: int | None = None,
                     dtype: Any = np.float32) -> Network:
     """PyTorch's default ``nn.Linear`` initialisation: weights and biases uniform in ``±1/sqrt(fan_in)``.
 
@@ -214,7 +217,7 @@ def pytorch_default(widths: Sequence[int], *, seed: int | np.random.Generator,
 
 
 def gaussian(widths: Sequence[int], *, seed: int | np.random.Generator, weight_variance: float = 2.0,
-             bias_std: float = 1e-3, activation: Activation | str = relu(), output_dim: int | None = None,
+             bias_std: float = 1e-3, activation: Activation | str = _RELU, output_dim: int | None = None,
              dtype: Any = np.float32) -> Network:
     """Normal weights with variance ``weight_variance / fan_in`` and normal biases with std ``bias_std``.
 

@@ -327,7 +327,8 @@ def load_npz(path: str | os.PathLike) -> Network:
             index = missing[0] if missing else (extra[0] if extra else 0)
             raise InvalidInputError(f"{path}: {letter}{index}: expected arrays W0..W{count - 1} and "
                                     f"b0..b{count - 1} (one of each per layer), got keys {sorted(arrays)}")
-    weights, biases = [], []
+    weights: list[np.ndarray] = []
+    biases: list[np.ndarray] = []
     for i in range(count):
         W, b = arrays[f"W{i}"], arrays[f"b{i}"]
         if W.ndim != 2:
@@ -450,7 +451,7 @@ def network_from_torch(module: Any, *, input_dim: int | None = None, what: str |
     if input_dim is not None:
         if not isinstance(input_dim, int) or isinstance(input_dim, bool) or input_dim < 1:
             raise InvalidInputError(f"{what}: input_dim: expected a positive integer, got {_describe(input_dim)}")
-        if n is not None and n != input_dim:
+        if first_affine is not None and n != input_dim:
             raise InvalidInputError(f"{what}: input_dim: expected {n} (the input width of {first_affine[2]}), "
                                     f"got {input_dim}")
         n = input_dim
@@ -486,11 +487,12 @@ _SUPPORTED_NAMES = ("Linear", "ReLU", "LeakyReLU", "Hardtanh", "ReLU6", "Identit
                     "Dropout1d", "AlphaDropout", "BatchNorm1d")
 
 
-def _dropout_types(nn) -> tuple[type, ...]:
+# type[Any]: the torch classes come through the untyped ``nn`` module, so isinstance narrows to Any, not object.
+def _dropout_types(nn) -> tuple[type[Any], ...]:
     return (nn.Dropout, nn.Dropout1d, nn.AlphaDropout)
 
 
-def _supported_types(nn) -> tuple[type, ...]:
+def _supported_types(nn) -> tuple[type[Any], ...]:
     return (nn.Linear, nn.ReLU, nn.LeakyReLU, nn.Hardtanh, nn.Identity, nn.Flatten, nn.BatchNorm1d) + \
         _dropout_types(nn)
 

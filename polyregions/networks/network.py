@@ -125,10 +125,11 @@ class Layer:
                 _column(self.bias),
                 [_fq(v) for v in act.breakpoints], [_fq(v) for v in act.slopes], [_fq(v) for v in act.intercepts])
 
-    def _apply(self, z: fmpq_mat, fixed: Sequence[int] | None = None) -> tuple[fmpq_mat, list[int]]:
+    def _apply(self, z: fmpq_mat, fixed: Sequence[int] | None = None) -> tuple[fmpq_mat, Sequence[int]]:
         """Apply the activation to the column ``z``; pieces are found from ``z`` unless ``fixed`` gives them."""
         _, _, breakpoints, slopes, intercepts = self._flint
         values = z.entries()
+        pieces: Sequence[int]
         if fixed is None:
             pieces = [bisect.bisect_left(breakpoints, v) for v in values]
         else:
@@ -305,7 +306,8 @@ class Network:
 
     def _run(self, x: Any, fixed: Sequence[int] | None = None):
         value = self._input(x)
-        preactivations, pattern = [], []
+        preactivations: list[fmpq_mat] = []
+        pattern: list[int] = []
         position = 0
         for layer in self.layers:
             W, b = layer._flint[:2]
@@ -424,6 +426,7 @@ class Network:
         for layer in self.layers:
             W, b, _, slopes, intercepts = layer._flint
             G, g = W * M, W * c + b
+            pieces: Sequence[int]
             if layer.activation.is_linear:
                 pieces = [0] * layer.width
             else:

@@ -39,8 +39,9 @@ def save_figure(figure: Any, path: str, *, dpi: int = 150) -> None:
 
     extension = os.path.splitext(str(path))[1].lower().lstrip(".")
     if extension not in SAVE_FORMATS:
+        got = "." + extension if extension else "no extension"
         raise InvalidInputError(f"{path}: expected a file name ending in "
-                                f"{', '.join('.' + e for e in SAVE_FORMATS)}, got {'.' + extension if extension else 'no extension'}")
+                                f"{', '.join('.' + e for e in SAVE_FORMATS)}, got {got}")
     directory = os.path.dirname(os.path.abspath(str(path)))
     if not os.path.isdir(directory):
         raise InvalidInputError(f"{path}: expected a file in an existing directory, got a missing directory "

@@ -140,9 +140,9 @@ def plot_arrangement(arrangement: "Arrangement", *, ax: Any = None, window: Any 
 
     Every region gets its own colour, vivid when it is (relatively) bounded and pale otherwise (with
     ``shade_bounded=False`` all are pale). An arrangement of rank 2 in a higher dimension (such as the braid
-    arrangement of ``R^3``) is drawn through its essentialization (:func:`planar`). A region's label is its sign vector over ``-``/``+`` (hyperplane
-    order), written at the centroid of its visible part; hyperplane ``i`` is labelled ``names[i]`` (default
-    ``H{i}``) near one end.
+    arrangement of ``R^3``) is drawn through its essentialization (:func:`planar`). A region's label is its sign
+    vector over ``-``/``+`` (hyperplane order), written at the centroid of its visible part; hyperplane ``i`` is
+    labelled ``names[i]`` (default ``H{i}``) near one end.
 
     Examples
     --------
@@ -256,8 +256,9 @@ def plot_poset(source: "Arrangement | IntersectionPoset", *, ax: Any = None, mob
                fontsize: float = 8.0, title: str | None = None):
     """Draw the intersection poset as a Hasse diagram; return the axes.
 
-    Each flat is a box labelled by the hyperplanes containing it (``H0,H2``), with ``mu = ...`` under it when ``mobius`` is true; the whole space ``R^d`` is at the
-    bottom and rank increases upwards. A line joins each flat to each flat covering it.
+    Each flat is a box labelled by the hyperplanes containing it (``H0,H2``), with ``mu = ...`` under it when
+    ``mobius`` is true; the whole space ``R^d`` is at the bottom and rank increases upwards. A line joins each
+    flat to each flat covering it.
 
     Examples
     --------

@@ -1,4 +1,5 @@
-"""Pictures of training runs (:mod:`polyregions.experiments.training`): counts per epoch and snapshots of the regions."""
+"""Pictures of training runs (:mod:`polyregions.experiments.training`): counts per epoch and snapshots of the
+regions."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from polyregions.errors import InvalidInputError
 
 if TYPE_CHECKING:
     from polyregions.experiments.datasets import Dataset
-    from polyregions.experiments.training import RegionHistory
+    from polyregions.experiments.training import Quantity, RegionHistory
     from polyregions.regions.domains import Domain
+    from polyregions.regions.enumeration import Engine
 
 __all__ = ["plot_region_counts", "plot_snapshots"]
 
@@ -24,13 +26,14 @@ _LABELS = {
 }
 
 
-def plot_region_counts(histories: "RegionHistory | Sequence[RegionHistory]", *,
-                       quantity: str = "activation_regions", per_neuron: bool = False, ax: Any = None,
+def plot_region_counts(histories: "RegionHistory | list[RegionHistory] | tuple[RegionHistory, ...]", *,
+                       quantity: "Quantity" = "activation_regions", per_neuron: bool = False, ax: Any = None,
                        xscale: str = "linear", title: str | None = None, marker: str = "o"):
     """One curve per training run: a count (or the loss or accuracy) against the epoch; return the axes.
 
     ``per_neuron`` divides counts by the number of hidden neurons, as in Hanin & Rolnick's Figure 5 (regions
-    along lines divided by ``N``), and multiplies distances by it, as in their Figure 6. ``xscale="symlog"`` spreads out early, fractional epochs.
+    along lines divided by ``N``), and multiplies distances by it, as in their Figure 6. ``xscale="symlog"``
+    spreads out early, fractional epochs.
 
     Examples
     --------
@@ -63,7 +66,7 @@ def plot_region_counts(histories: "RegionHistory | Sequence[RegionHistory]", *,
 
 
 def plot_snapshots(history: "RegionHistory", domain: "Domain", *, epochs: Sequence[float] | None = None,
-                   data: "Dataset | None" = None, engine: str = "auto", panel_size: float = 2.4):
+                   data: "Dataset | None" = None, engine: "Engine" = "auto", panel_size: float = 2.4):
     """Regions (top row) and decision regions (bottom row) at several checkpoints of a 2-D run, as in Qi &
     Wei's Figure 9; return the figure.
 

@@ -105,8 +105,8 @@ def class_polygons(complex_: "RegionComplex", *, window: Any = None, polygons: S
 
     Output ``k`` is predicted where it is the largest; with a single output, class 1 where it is positive and
     class 0 where it is negative. Ties on a line are the decision boundary; where outputs tie on a whole
-    region (for example a single output that is 0 there), the lowest class wins, as with ``argmax``. Edges between classes are labelled
-    ``("class", j)``. Exact: the outputs are affine on each region.
+    region (for example a single output that is 0 there), the lowest class wins, as with ``argmax``. Edges between
+    classes are labelled ``("class", j)``. Exact: the outputs are affine on each region.
 
     Examples
     --------

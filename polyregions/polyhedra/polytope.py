@@ -363,6 +363,7 @@ class Polytope:
                                        f"impossible for a non-empty set")
             if result.value == 0:
                 break
+            assert result.point is not None  # an optimum carries its point
             undecided = [i for i in undecided if result.point[n + slot[i]] == 0]
         return tuple(undecided)
 
@@ -444,6 +445,7 @@ class Polytope:
             raise InfeasibleError("chebyshev_ball: expected a non-empty set, got an empty one")
         if result.status == "unbounded":
             raise UnboundedError("chebyshev_ball: the set contains balls of every radius")
+        assert result.point is not None and result.value is not None  # the program ended optimal
         return result.point[:n], result.value
 
     def redundant_rows(self) -> tuple[int, ...]:
@@ -462,7 +464,12 @@ class Polytope:
         for i in reversed(range(len(self.A))):
             others = [j for j in kept if j != i]
             result = maximize(self.A[i], [self.A[j] for j in others], [self.b[j] for j in others], dim=self.dim)
-            if result.status == "infeasible" or (result.status == "optimal" and result.value <= self.b[i]):
+            if result.status == "optimal":
+                assert result.value is not None  # an optimum carries its value
+                is_redundant = result.value <= self.b[i]
+            else:
+                is_redundant = result.status == "infeasible"
+            if is_redundant:
                 kept = others
                 redundant.append(i)
         return tuple(sorted(redundant))
@@ -495,8 +502,10 @@ class Polytope:
             others = [candidates[j] for j in kept if j != i]
             result = maximize(candidates[i][:-1], [c[:-1] for c in others], [c[-1] for c in others],
                               E=E_rows, e=E_rhs, dim=self.dim)
-            if result.status == "optimal" and result.value <= candidates[i][-1]:
-                kept.remove(i)
+            if result.status == "optimal":
+                assert result.value is not None  # an optimum carries its value
+                if result.value <= candidates[i][-1]:
+                    kept.remove(i)
         facets = [(candidates[i][:-1], candidates[i][-1]) for i in kept]
         A, b = _canonical(facets, list(zip(E_rows, E_rhs)), self.dim)
         return Polytope(A, b, self.dim)
@@ -594,7 +603,7 @@ class Polytope:
         if len(vrep.points) <= self.dim or rank([tuple(x - y for x, y in zip(p, base))
                                                  for p in vrep.points[1:]]) < self.dim:
             return _ZERO
-        tight = [[] for _ in self.A]
+        tight: list[list[int]] = [[] for _ in self.A]
         for g, rows in enumerate(vrep.point_rows):
             for i in rows:
                 tight[i].append(g)

@@ -236,7 +236,7 @@ def _pointed_extreme_rays(H: list[tuple[int, ...]], n: int, order: str, seed: in
     if n == 1:
         # The cone is a half-line or {0}: the sign of the single column decides.
         signs = {h[0] > 0 for h in H}
-        rays = [] if len(signs) == 2 else [(1,) if signs == {True} else (-1,)]
+        rays: list[tuple[int, ...]] = [] if len(signs) == 2 else [(1,) if signs == {True} else (-1,)]
         return rays, [0] * len(rays)
     sequence = _initial_order(H, order, seed)
     basis = _independent_rows(H, sequence, n)
@@ -306,10 +306,12 @@ def _add_row(k: int, h: tuple[int, ...], h_float: np.ndarray, store: _Rays, boun
     store.counts[zero] += 1
     if minus.size == 0:
         return
-    positive = np.zeros(store.size, dtype=np.uint8)
-    positive[ids[signs > 0]] = 1
-    positive = positive.tobytes()  # fast lookups by ray id
-    pairs_p, pairs_q, new_rays = [], [], []
+    positive_mask = np.zeros(store.size, dtype=np.uint8)
+    positive_mask[ids[signs > 0]] = 1
+    positive = positive_mask.tobytes()  # fast lookups by ray id
+    pairs_p: list[int] = []
+    pairs_q: list[int] = []
+    new_rays: list[tuple[int, ...]] = []
     for q in minus.tolist():
         hq = exact.get(q)
         for p in store.adjacent[q]:
@@ -326,7 +328,8 @@ def _add_row(k: int, h: tuple[int, ...], h_float: np.ndarray, store: _Rays, boun
             new_rays.append(tuple(v // g for v in combined))
             pairs_p.append(p)
             pairs_q.append(q)
-    new_words = store.words[pairs_p] & store.words[pairs_q]
+    # Annotated: numpy's stubs type ``&`` of two untyped-dtype arrays as a bool array; these are uint64 words.
+    new_words: np.ndarray = store.words[pairs_p] & store.words[pairs_q]
     new_words[:, word] |= bit
     new_ids = store.extend(new_rays, new_words)
     store.connect(zip(new_ids.tolist(), pairs_p))

@@ -19,12 +19,12 @@ from fractions import Fraction
 from typing import Sequence
 
 import numpy as np
-from flint import fmpq_mat
+from flint import fmpq, fmpq_mat
 
 from polyregions.errors import CertificateError
 from polyregions.exact._integers import lcm
 from polyregions.exact.linalg import Vector
-from polyregions.exact.lp import highs_maximize, maximize
+from polyregions.exact.lp import Backend, highs_maximize, maximize
 
 __all__ = ["Row", "Point", "negated", "value", "homogeneous", "float_point", "to_fractions",
            "float_rows", "strictly_inside", "toward", "exit_point", "shortened", "point_beyond"]
@@ -49,7 +49,7 @@ def homogeneous(x: Sequence[Fraction]) -> Point:
     return tuple(int(v * w) for v in x) + (w,)
 
 
-def float_point(x: Sequence[float]) -> Point:
+def float_point(x: Sequence[float] | np.ndarray) -> Point:
     """A point of finite doubles in homogeneous integers (exactly: every double is a dyadic rational).
 
     >>> float_point([0.5, -3.0, 0.25])
@@ -142,7 +142,7 @@ def shortened(rows: Sequence[Row], beyond: Row, point: Point) -> Point:
 
 
 def point_beyond(rows: Sequence[Row], floats: np.ndarray | None, inside: Point, row: Row, *,
-                 backend: str = "highs") -> Point | None:
+                 backend: Backend = "highs") -> Point | None:
     """An exact point strictly inside the cell ``rows`` where ``row`` is violated (``a . x > c``), or None when
     ``a . x <= c`` on the whole closed cell (certified).
 
@@ -160,16 +160,18 @@ def point_beyond(rows: Sequence[Row], floats: np.ndarray | None, inside: Point, 
     if not any(row[:-1]):
         return inside if row[-1] < 0 else None
     objective = float_rows([row], len(row) - 1) if backend == "highs" and floats is not None and len(rows) else None
-    if objective is not None:
+    if objective is not None and floats is not None:
         status, x, y = highs_maximize(objective[0, :-1], floats[:, :-1], floats[:, -1])
-        if status == "optimal" and np.isfinite(x).all():
-            target = float_point(x)
-            if value(row, target) > 0:
-                candidate = toward(inside, target, row, Fraction(1, 2))
-                if strictly_inside(rows, candidate):
-                    return shortened(rows, row, candidate)
-            elif _bounded_by_multipliers(rows, y, row):
-                return None
+        if status == "optimal":
+            assert x is not None and y is not None  # an optimal solve returns the point and the duals
+            if np.isfinite(x).all():
+                target = float_point(x)
+                if value(row, target) > 0:
+                    candidate = toward(inside, target, row, Fraction(1, 2))
+                    if strictly_inside(rows, candidate):
+                        return shortened(rows, row, candidate)
+                elif _bounded_by_multipliers(rows, y, row):
+                    return None
     return _decided_exactly(rows, inside, row, backend)
 
 
@@ -195,7 +197,7 @@ def _multipliers(normals: list[Row], target: Sequence[int]) -> list | None:
         except ZeroDivisionError:
             pass  # singular: the echelon form below decides
     reduced, rank = fmpq_mat(k, s + 1, [v for j in range(k) for v in [n[j] for n in normals] + [target[j]]]).rref()
-    y = [0] * s
+    y: list[fmpq | int] = [0] * s
     for r in range(rank):
         pivot = next(j for j in range(s + 1) if reduced[r, j] != 0)
         if pivot == s:
@@ -204,17 +206,19 @@ def _multipliers(normals: list[Row], target: Sequence[int]) -> list | None:
     return y
 
 
-def _decided_exactly(rows: Sequence[Row], inside: Point, row: Row, backend: str) -> Point | None:
+def _decided_exactly(rows: Sequence[Row], inside: Point, row: Row, backend: Backend) -> Point | None:
     """The same question through the certified programs of :mod:`polyregions.exact.lp`."""
     k = len(row) - 1
     A = [tuple(Fraction(v) for v in r[:-1]) for r in rows]
     b = [Fraction(r[-1]) for r in rows]
     result = maximize([Fraction(v) for v in row[:-1]], A, b, dim=k, backend=backend)
     if result.status == "optimal":
+        assert result.value is not None and result.point is not None  # an optimal result carries both
         if result.value <= row[-1]:
             return None
         return shortened(rows, row, toward(inside, homogeneous(result.point), row, Fraction(1, 2)))
     if result.status == "unbounded":
+        assert result.ray is not None  # an unbounded result carries its ray
         # The cell goes on for ever along the ray, strictly inside; step until the row is violated.
         x = to_fractions(inside)
         at_x = Fraction(value(row, inside), inside[-1])  # not positive

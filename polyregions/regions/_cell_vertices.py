@@ -170,7 +170,8 @@ def facet_points(cell: CellVertices, rows: Sequence[Row], wanted: Sequence[int])
         candidates = [point for point in near if point is not None]
         own = np.arange(len(rows)) == np.array(wanted)[good][:, None]
         ok[good] = ((_signs(candidates, scaled_floats(candidates), rows) < 0) | own).all(axis=1)
-    return [point if fine and point is not None else _centroid([cell.points[v] for v in np.flatnonzero(cell.tight[:, i]).tolist()])
+    return [point if fine and point is not None
+            else _centroid([cell.points[v] for v in np.flatnonzero(cell.tight[:, i]).tolist()])
             for i, point, fine in zip(wanted, near, ok.tolist())]
 
 

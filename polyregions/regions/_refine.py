@@ -20,7 +20,7 @@ import bisect
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import partial
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Iterator, Optional
 
 import numpy as np
 from flint import fmpq, fmpq_mat
@@ -28,6 +28,7 @@ from flint import fmpq, fmpq_mat
 from polyregions._progress import progress_bar
 from polyregions.errors import CertificateError, InvalidInputError
 from polyregions.exact._integers import primitive
+from polyregions.exact.linalg import Vector
 from polyregions.exact.lp import Backend, strict_point
 from polyregions.regions import _cell_programs as cp
 from polyregions.regions import _cell_vertices as cv
@@ -112,8 +113,12 @@ def refine(network: "Network", domain: "Domain", *, backend: Backend = "highs", 
         raise InvalidInputError(f"workers: expected a positive integer, got {workers!r}")
     k = domain.dim
     rows = tuple(primitive((*a, bi)) for a, bi in zip(domain.region.A, domain.region.b))
+    interior = domain.region.interior_point()
+    if interior is None:
+        raise InvalidInputError(f"refine: expected a full-dimensional domain, got an empty or lower-dimensional "
+                                f"{domain.kind}")
     identity = fmpq_mat([[fmpq(int(i == j)) for j in range(k)] for i in range(k)]) if k else fmpq_mat(0, 0)
-    whole = _Cell(rows, cp.float_rows(rows, k), cp.homogeneous(domain.region.interior_point()), (), identity,
+    whole = _Cell(rows, cp.float_rows(rows, k), cp.homogeneous(interior), (), identity,
                   fmpq_mat(k, 1), (None,) * len(rows), 0)
     start = _irredundant(whole, backend)
     vertices = cv.cell_vertices(start.rows, k, limit=VERTEX_LIMIT) if 0 < k <= VERTEX_DIMENSION else None
@@ -142,7 +147,7 @@ def _refined(cells: list[_Cell], layers, backend: Backend, bar=None, finish=lamb
     for position, layer in enumerate(layers):
         exact_layer = _ExactLayer(layer)
         last = position == len(layers) - 1
-        refined = []
+        refined: list[_Cell] = []
         for cell in cells:
             refined.extend(finish(child) if last else child for child in _refine_cell(cell, exact_layer, backend))
             if bar is not None:
@@ -246,6 +251,7 @@ def _split_by_vertices(cell: _Cell, row: Row) -> list[_Cell]:
     """``_split`` read off the signs of the cell's vertices: both parts are non-empty exactly when vertices lie
     strictly on both sides. Facet points follow the parts as in ``_split``; those lost are found again at the
     end (``_with_facet_points``)."""
+    assert cell.vertices is not None  # _split sends only the cells that carry their vertices
     signs = cv.vertex_signs(cell.vertices, row)
     if not (signs < 0).any() or not (signs > 0).any():
         return [cell]
@@ -343,7 +349,7 @@ def _plane(row: Row) -> tuple[Row, int]:
 
 
 def _adjacency(cells: list[_Cell], regions: list[Region], net: "Network", backend: Backend
-               ) -> set[tuple[tuple, tuple]]:
+               ) -> set[tuple[tuple[int, ...], tuple[int, ...]]]:
     """Pairs of patterns of regions whose closures share a facet (the domain's own rows are never shared).
 
     For each facet of each cell a point q in its relative interior is known exactly. The cell across is guessed
@@ -354,27 +360,25 @@ def _adjacency(cells: list[_Cell], regions: list[Region], net: "Network", backen
     by_pattern = {cell.pattern: (cell, region) for cell, region in zip(cells, regions)}
     planes = {cell.pattern: [_plane(row) for row in cell.rows] for cell in cells}
     by_plane: dict[Row, list[tuple[_Cell, Region, int]]] = {}
-    found = []
+    found: list[tuple[_Cell, Region, int, Row, int, Point]] = []
     for cell, region in zip(cells, regions):
         for i in range(cell.domain_rows, len(cell.rows)):
             plane, side = planes[cell.pattern][i]
             by_plane.setdefault(plane, []).append((cell, region, side))
-            found.append((cell, region, i, plane, side))
+            q = cell.facet_points[i]
+            assert q is not None  # every facet after the domain's rows has its point (_irredundant, _with_facet_points)
+            found.append((cell, region, i, plane, side, q))
     floats = _FloatPatterns(net)
-    guesses = floats.patterns_beyond([cell.facet_points[i] for cell, _, i, _, _ in found],
-                                     [cell.rows[i] for cell, _, i, _, _ in found])
-    edges = set()
-    for (cell, region, i, plane, side), float_guess in zip(found, guesses):
-        q = cell.facet_points[i]
+    guesses = floats.patterns_beyond([q for _, _, _, _, _, q in found], [cell.rows[i] for cell, _, i, _, _, _ in found])
+    edges: set[tuple[tuple[int, ...], tuple[int, ...]]] = set()
+    for (cell, region, i, plane, side, q), float_guess in zip(found, guesses):
         proved = False
-        # Float guesses first (the second a shorter step beyond q, for q near another neuron's boundary), then
-        # the exact lexicographic one; each must still be proved.
-        for guess in (lambda: float_guess, lambda: floats.patterns_beyond([q], [cell.rows[i]], step=1e-12)[0],
-                      lambda: net.pattern_toward(cp.to_fractions(q), region.A[i])):
-            other = by_pattern.get(guess(), (None,))[0]
-            if other is None or other is cell:
+        for guess in _guessed_patterns(float_guess, floats, net, q, cell.rows[i], region.A[i]):
+            entry = by_pattern.get(guess) if guess is not None else None  # None: no float guess
+            if entry is None or entry[0] is cell:
                 continue
-            pair = tuple(sorted((cell.pattern, other.pattern)))
+            other = entry[0]
+            pair = _ordered(cell.pattern, other.pattern)
             # Two convex cells share at most one facet: a pair proved from the other side needs nothing more.
             if pair in edges or _touches(other, planes[other.pattern], q, plane, side):
                 edges.add(pair)
@@ -384,8 +388,24 @@ def _adjacency(cells: list[_Cell], regions: list[Region], net: "Network", backen
             continue
         for other, other_region, other_side in by_plane.get(plane, ()):
             if other_side != side and other is not cell and _share_facet(region, other_region, i, backend):
-                edges.add(tuple(sorted((cell.pattern, other.pattern))))
+                edges.add(_ordered(cell.pattern, other.pattern))
     return edges
+
+
+def _guessed_patterns(float_guess: tuple[int, ...] | None, floats: "_FloatPatterns", net: "Network", q: Point,
+                      row: Row, normal: Vector) -> Iterator[tuple[int, ...] | None]:
+    """Guesses of the pattern just beyond the facet point ``q`` of ``row`` (``normal``: the row in fractions),
+    each computed only when the ones before it failed: float guesses first (the second a shorter step beyond
+    ``q``, for ``q`` near another neuron's boundary), then the exact lexicographic one; each must still be
+    proved."""
+    yield float_guess
+    yield floats.patterns_beyond([q], [row], step=1e-12)[0]
+    yield net.pattern_toward(cp.to_fractions(q), normal)
+
+
+def _ordered(first: tuple[int, ...], second: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The two patterns in increasing order (as ``sorted`` gives them)."""
+    return (second, first) if second < first else (first, second)
 
 
 def _touches(cell: _Cell, planes, q: Point, plane: Row, side: int) -> bool:

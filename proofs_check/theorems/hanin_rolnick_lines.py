@@ -119,7 +119,8 @@ def run(size: str = "quick", *, workers: int = 1) -> CheckResult:
     all_ratios = [r["ratio_mean"] for r in result.rows]
     result.numbers.update(ratio_mean_min=min(all_ratios), ratio_mean_max=max(all_ratios),
                           lines=sum(r["lines"] for r in result.rows))
-    result.summary.append(f"the first line of every network counted again by polyregions.measures.trajectories.line_regions: "
+    result.summary.append("the first line of every network counted again by "
+                          "polyregions.measures.trajectories.line_regions: "
                           f"{cross_checked} lines, all equal" if library is not None else
                           "polyregions.measures.trajectories is not installed: no second count of the lines")
     result.summary.append(f"{result.numbers['lines']} lines in all; every mean of regions / (T N) in "

@@ -25,8 +25,8 @@ over M random networks of the exact volumes (polyregions.measures.volumes, exact
 float bounds). Right side: for the same networks, vol(K) times the mean of the integrand over uniform points of K
 (proofs_check.theorems._theorem3, a numpy implementation written for this check), which estimates the same
 expectation. The test is statistical: the mean paired difference must be within 4 standard errors of 0 (for a
-correct pair of computations this fails with probability about 6e-5). Where polyregions.measures.theorem3 is installed its
-integrand must agree with this check's at the same points (two implementations of one formula).
+correct pair of computations this fails with probability about 6e-5). Where polyregions.measures.theorem3 is installed
+its integrand must agree with this check's at the same points (two implementations of one formula).
 """
 
 #: The largest accepted |mean difference| / standard error.
@@ -82,7 +82,8 @@ def run(size: str = "quick", *, workers: int = 1) -> CheckResult:
                         theirs = library(net, X, k=k, bias_std=sigma)
                         scale = float(np.abs(ours).mean()) or 1.0
                         gap = float(np.abs(theirs - ours).max()) / scale
-                        result.require(gap <= 1e-6, f"{hidden} seed {seed}, k = {k}: polyregions.measures.theorem3's integrand "
+                        result.require(gap <= 1e-6, f"{hidden} seed {seed}, k = {k}: "
+                                                    "polyregions.measures.theorem3's integrand "
                                                     f"differs from this check's by {gap:.2e} (relative)")
                     cross_checked += 1
             for k in (1, 2):

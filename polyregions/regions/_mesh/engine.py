@@ -71,8 +71,11 @@ def mesh_regions(net: "Network", A: Sequence[Sequence[Fraction]], b: Sequence[Fr
     >>> from polyregions.networks.network import Network
     >>> from polyregions.networks.activations import hardtanh
     >>> regions, pairs = mesh_regions(Network.from_layers(1, [([[2]], [0], hardtanh())]), [[1], [-1]], [1, 1])
-    >>> sorted((r.pattern, -r.b[0], r.b[1]) for r in regions)
-    [((0,), Fraction(-1, 1), Fraction(-1, 2)), ((1,), Fraction(-1, 2), Fraction(1, 2)), ((2,), Fraction(1, 2), Fraction(1, 1))]
+    >>> for pattern, low, high in sorted((r.pattern, -r.b[0], r.b[1]) for r in regions):
+    ...     print(pattern, low, high)
+    (0,) -1 -1/2
+    (1,) -1/2 1/2
+    (2,) 1/2 1
     >>> len(pairs)
     2
     """

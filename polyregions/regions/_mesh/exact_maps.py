@@ -91,7 +91,7 @@ class ExactMaps:
 
         self.W_mod = [residues(W) for W in self.weight_int]
         self.b_mod = [residues(v) for v in self.bias_int]
-        self.xi_mod = [residues(v) if v else None for v in self.xi_int]
+        self.xi_mod: list[np.ndarray | None] = [residues(v) if v else None for v in self.xi_int]
         self.slope_mod = [residues(v) for v in self.slope_int]
         self.mask_only = [v == [0, 1] and not any(c) for v, c in zip(self.slope_int, self.icpt_int)]
         self.icpt_mod = [residues(v) for v in self.icpt_int]
@@ -179,6 +179,7 @@ class ExactMaps:
                 out[:, sel, :] = rows
             out[:, :, k] += self.b_mod[q][:, units]
         xi = self.xi_mod[q]
+        assert xi is not None  # rows are asked for on layers with breakpoints only
         out[:, :, k] -= xi[:, bps]
         return self._recover(out, primitive)
 
@@ -201,7 +202,7 @@ class ExactMaps:
         """Integers from residues (primes, E, k+1) by Garner's algorithm (then divided by their gcd)."""
         primes = self.primes
         r = np.mod(residues.astype(np.int64), np.array(primes, dtype=np.int64)[:, None, None])
-        digits = []
+        digits: list[np.ndarray] = []
         for i, pi in enumerate(primes):
             t = r[i]
             for j in range(i):

@@ -5,8 +5,9 @@ exact decisions where the bounds do not settle a side, the exact lines the edges
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
@@ -18,12 +19,17 @@ from polyregions.regions._mesh.support import ABOVE, BELOW, ON, SIDE_OF_SIGN, UN
 from polyregions.regions.complex import Region
 
 if TYPE_CHECKING:
+    from polyregions.exact.linalg import Matrix, Vector
     from polyregions.networks.network import Network
 
 __all__ = ["Mesh"]
 
+# What the float state becomes once the output is built (read-only: nothing may write to it then).
+_RELEASED = np.empty((0, 0), dtype=np.int8)
+_RELEASED.flags.writeable = False
 
-class Mesh:
+
+class Mesh(ABC):
     """State and layer loop shared by the 1-D and 2-D meshes.
 
     Vertices carry, for the current layer, its pre-activations ``Z`` with bounds ``E`` and the proven signs
@@ -31,6 +37,19 @@ class Mesh:
     lies strictly above hyperplane ``h``, bit 2 when one lies strictly below. Lines (where edges lie) are
     events ``(layer, unit, bp, region)``; the domain's own rows are lines with layer -1.
     """
+
+    # Set by the subclasses' ``_initial_mesh``: vertices and faces used, and the domain's corners (exact).
+    nv: int
+    nf: int
+    corner_points: Sequence[Vector]
+    # Set by ``run``: the float layers, the current layer's vertex state and face codes, and each face's region
+    # of the previous layers.
+    flayers: list
+    Z: np.ndarray
+    E: np.ndarray
+    S: np.ndarray
+    code: np.ndarray
+    anc: np.ndarray
 
     def __init__(self, net: "Network", A, b):
         self.net = net
@@ -45,6 +64,36 @@ class Mesh:
         self.line_rows: dict[int, tuple[int, ...]] = {}
         self.pieces: list = []      # per layer: (regions at level q+1, width) int8, or None for affine layers
         self.ancestors: list = []   # per layer: level q+1 region -> level q region
+
+    # the parts each dimension provides -----------------------------------------------------------------
+
+    @abstractmethod
+    def _initial_mesh(self) -> None:
+        """Build the mesh of the domain ``A t <= b``: one face, its vertices, ``nv``, ``nf`` and ``corner_points``."""
+
+    @abstractmethod
+    def _homogeneous(self, vertices: np.ndarray) -> Sequence[tuple[int, ...]]:
+        """Exact homogeneous integer coordinates ``(X_1, ..., X_k, W)``, ``W > 0``, of the given vertices."""
+
+    @abstractmethod
+    def _face_of_vertex(self) -> np.ndarray:
+        """A current face whose closure holds each vertex."""
+
+    @abstractmethod
+    def _start_layer(self, q: int) -> None:
+        """Set the faces' codes from their vertices' sides against layer ``q``."""
+
+    @abstractmethod
+    def _split(self, q: int, h: int) -> None:
+        """Split every face that hyperplane ``h`` of layer ``q`` crosses."""
+
+    @abstractmethod
+    def _adjacent_pairs(self) -> np.ndarray:
+        """Index pairs ``(i, j)`` of faces sharing a facet (an array with two columns)."""
+
+    @abstractmethod
+    def _face_geometry(self, patterns: np.ndarray) -> list[tuple[Matrix, Vector, Vector]]:
+        """Every face's exact inequalities ``A``, ``b`` and interior point."""
 
     # lines ---------------------------------------------------------------------------------------------
 
@@ -66,10 +115,11 @@ class Mesh:
 
     def _ensure_lines(self, ids) -> None:
         """Compute the exact rows of the given lines that are not known yet."""
-        missing = sorted({int(i) for i in ids} - self.line_rows.keys())
-        if not missing:
+        unknown = sorted({int(i) for i in ids} - self.line_rows.keys())
+        if not unknown:
             return
-        missing = np.array(missing, dtype=np.int64)
+        assert self.exact is not None  # lines other than the domain's rows come from the layers
+        missing = np.array(unknown, dtype=np.int64)
         layer, unit, bp, region = self.lines[missing].T
         for q in np.unique(layer):
             sel = layer == q
@@ -88,11 +138,13 @@ class Mesh:
         """
         if vertices.size == 0:
             return
+        exact = self.exact
+        assert exact is not None  # vertices are resolved while refining by a layer
         width = len(self.layers[q].weight)
-        xi = self.exact.xi_int[q]
-        Zq = self.exact.Z[q]
+        xi = exact.xi_int[q]
+        Zq = exact.Z[q]
         regions, which = np.unique(self.anc[faces], return_inverse=True)
-        rows = self.exact.rows(q, np.repeat(regions, width), np.tile(np.arange(width), regions.size),
+        rows = exact.rows(q, np.repeat(regions, width), np.tile(np.arange(width), regions.size),
                                np.zeros(regions.size * width, dtype=np.int64), self.pieces, self.ancestors,
                                primitive=False)
         table = np.empty((len(rows), self.k + 1), dtype=object)
@@ -164,7 +216,7 @@ class Mesh:
         return self._output()
 
     def _output(self) -> tuple[list[Region], np.ndarray, np.ndarray]:
-        self.Z = self.E = self.S = self.code = None  # the float state is no longer needed
+        self.Z = self.E = self.S = self.code = _RELEASED  # the float state is no longer needed
         patterns = self._pattern_matrix(self.nf)
         pairs = self._adjacent_pairs()
         geometry = ComputedOnce(partial(self._face_geometry, patterns))
@@ -215,7 +267,7 @@ class Mesh:
             chain.append(current)
             current = self.ancestors[q][current]
         chain.reverse()  # chain[q]: the level q+1 region of every face
-        for q, layer in enumerate(self.layers):
+        for q in range(len(self.layers)):
             if self.pieces[q] is not None:
                 columns.append(self.pieces[q][chain[q]])
         if not columns:

@@ -19,7 +19,8 @@ class Mesh1D(Mesh):
     """Faces are intervals ``[left, right]`` of vertices; every vertex lies on one line (a point)."""
 
     def _initial_mesh(self) -> None:
-        lower = upper = None
+        lower: tuple[Fraction, int] | None = None  # the tightest bound from below (value, row), and from above
+        upper: tuple[Fraction, int] | None = None
         for i, ((a,), bi) in enumerate(zip(self.A, self.b)):
             if a > 0 and (upper is None or bi / a < upper[0]):
                 upper = (bi / a, i)
@@ -99,7 +100,7 @@ class Mesh1D(Mesh):
         nf = self.nf
         points = self._exact_points(np.arange(self.nv, dtype=np.int64))
         minus, plus = (Fraction(-1),), (Fraction(1),)
-        geometry = []
+        geometry: list[tuple[Matrix, Vector, Vector]] = []
         for f, (lo, hi) in enumerate(zip(self.left[:nf].tolist(), self.right[:nf].tolist())):
             a, c = points[lo][0], points[hi][0]
             if not a < c:

@@ -323,7 +323,7 @@ def _polygon(A, b) -> tuple[list[tuple[Fraction, Fraction]], list[int]]:
     """The corners of the bounded polygon ``A t <= b`` counter-clockwise, and for corner ``i`` the row whose
     line carries the edge from corner ``i`` to corner ``i + 1``."""
     m = len(A)
-    points = set()
+    found: set[tuple[Fraction, Fraction]] = set()
     for i in range(m):
         for j in range(i + 1, m):
             (a1, a2), (c1, c2) = A[i], A[j]
@@ -333,8 +333,8 @@ def _polygon(A, b) -> tuple[list[tuple[Fraction, Fraction]], list[int]]:
             x = (b[i] * c2 - a2 * b[j]) / det
             y = (a1 * b[j] - c1 * b[i]) / det
             if all(r[0] * x + r[1] * y <= bi for r, bi in zip(A, b)):
-                points.add((x, y))
-    points = list(points)
+                found.add((x, y))
+    points = list(found)
     if len(points) < 3:
         raise InvalidInputError(f"refine_mesh: expected a bounded two-dimensional polygon, got {len(points)} corners")
     cx = sum(p[0] for p in points) / len(points)

@@ -76,7 +76,7 @@ class ComputedOnce:
     built in one vectorised pass, and only when some region's inequalities or interior point are asked for."""
 
     def __init__(self, compute: Callable[[], list]):
-        self._compute = compute
+        self._compute: Callable[[], list] | None = compute
         self._items: list | None = None
         self._lock = threading.Lock()
 
@@ -84,8 +84,10 @@ class ComputedOnce:
         if self._items is None:
             with self._lock:
                 if self._items is None:
+                    compute = self._compute
+                    assert compute is not None  # cleared only once the items are set
                     with collector_paused():
-                        self._items = self._compute()
+                        self._items = compute()
                     self._compute = None  # releases the mesh
         return self._items[index]
 
