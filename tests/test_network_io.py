@@ -235,7 +235,7 @@ def test_torch_module_with_batch_norm_matches_torch_in_eval_mode(dtype):
     torch = pytest.importorskip("torch")
     from torch import nn
 
-    from polyregions.networks.io import network_from_torch
+    from polyregions.networks.importers import network_from_torch
 
     torch.manual_seed(0)
     model = nn.Sequential(nn.Flatten(), nn.BatchNorm1d(3), nn.Linear(3, 6), nn.BatchNorm1d(6), nn.ReLU(),
@@ -265,7 +265,7 @@ def test_torch_linear_weights_are_read_at_their_exact_float32_values():
     torch = pytest.importorskip("torch")
     from torch import nn
 
-    from polyregions.networks.io import network_from_torch
+    from polyregions.networks.importers import network_from_torch
 
     torch.manual_seed(1)
     model = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1, bias=False))
@@ -279,7 +279,7 @@ def test_batch_norm_with_an_exact_scale_folds_to_the_exact_map():
     torch = pytest.importorskip("torch")
     from torch import nn
 
-    from polyregions.networks.io import network_from_torch
+    from polyregions.networks.importers import network_from_torch
 
     lin = nn.Linear(1, 2)
     bn = nn.BatchNorm1d(2, eps=0.0)
@@ -299,7 +299,7 @@ def test_torch_modules_that_are_not_fixed_functions_or_not_supported_are_rejecte
     torch = pytest.importorskip("torch")
     from torch import nn
 
-    from polyregions.networks.io import network_from_torch
+    from polyregions.networks.importers import network_from_torch
 
     with pytest.raises(InvalidInputError, match=r"Sequential.1: expected eval mode"):
         network_from_torch(nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2)))
@@ -328,7 +328,7 @@ def test_activations_without_a_linear_layer_between_get_identity_weights():
     pytest.importorskip("torch")
     from torch import nn
 
-    from polyregions.networks.io import network_from_torch
+    from polyregions.networks.importers import network_from_torch
 
     net = network_from_torch(nn.Sequential(nn.ReLU(), nn.Hardtanh()), input_dim=2)
     assert net.widths == (2, 2) and net.layers[0].weight == ((1, 0), (0, 1))
@@ -339,7 +339,7 @@ def test_custom_modules_are_read_in_registration_order_and_checked():
     torch = pytest.importorskip("torch")
     from torch import nn
 
-    from polyregions.networks.io import network_from_torch
+    from polyregions.networks.importers import network_from_torch
 
     class MLP(nn.Module):
         def __init__(self):

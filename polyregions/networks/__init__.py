@@ -1,8 +1,8 @@
 """Piecewise-linear networks with exact rational parameters, their files and their construction.
 
-Activations (:mod:`~polyregions.networks.activations`), the network type
-(:mod:`~polyregions.networks.network`), file formats and importers (:mod:`~polyregions.networks.io`),
-seeded initialisers and constructions with known numbers of regions.
+Activations (:mod:`~polyregions.networks.activations`), the network type (:mod:`~polyregions.networks.network`),
+file formats (:mod:`~polyregions.networks.io`), importers from other frameworks
+(:mod:`~polyregions.networks.importers`), seeded initialisers and constructions with known numbers of regions.
 """
 
 from typing import TYPE_CHECKING
@@ -14,7 +14,8 @@ _EXPORTS = {
                      "activation_from_json"],
     ".network": ["Layer", "Network"],
     ".io": ["load_network", "save_network", "network_from_json", "network_to_json", "load_npz",
-            "network_from_arrays", "network_from_torch"],
+            "network_from_arrays"],
+    ".importers": ["network_from_torch"],
     ".initializers": ["he_normal", "pytorch_default", "gaussian"],
     ".constructions": ["sawtooth", "montufar", "montufar_regions"],
 }
@@ -32,13 +33,13 @@ if TYPE_CHECKING:
         relu,
     )
     from polyregions.networks.constructions import montufar, montufar_regions, sawtooth
+    from polyregions.networks.importers import network_from_torch
     from polyregions.networks.initializers import gaussian, he_normal, pytorch_default
     from polyregions.networks.io import (
         load_network,
         load_npz,
         network_from_arrays,
         network_from_json,
-        network_from_torch,
         network_to_json,
         save_network,
     )

@@ -55,7 +55,7 @@ def qi_wei_module(width: int, *, seed: int = SEED, depth: int = 3, classes: int 
 
 def hidden_network(module):
     """The exact network of the module's hidden layers (the output layer dropped)."""
-    from polyregions.networks.io import network_from_torch
+    from polyregions.networks.importers import network_from_torch
     from polyregions.networks.network import Network
 
     net = network_from_torch(module)
