@@ -28,7 +28,6 @@ from flint import fmpq, fmpq_mat
 from polyregions._progress import progress_bar
 from polyregions.errors import CertificateError, InvalidInputError
 from polyregions.exact._integers import primitive
-from polyregions.exact.linalg import Vector
 from polyregions.exact.lp import Backend, strict_point
 from polyregions.regions import _cell_programs as cp
 from polyregions.regions import _cell_vertices as cv
@@ -373,7 +372,7 @@ def _adjacency(cells: list[_Cell], regions: list[Region], net: "Network", backen
     edges: set[tuple[tuple[int, ...], tuple[int, ...]]] = set()
     for (cell, region, i, plane, side, q), float_guess in zip(found, guesses):
         proved = False
-        for guess in _guessed_patterns(float_guess, floats, net, q, cell.rows[i], region.A[i]):
+        for guess in _guessed_patterns(float_guess, floats, net, q, cell.rows[i], region, i):
             entry = by_pattern.get(guess) if guess is not None else None  # None: no float guess
             if entry is None or entry[0] is cell:
                 continue
@@ -393,14 +392,14 @@ def _adjacency(cells: list[_Cell], regions: list[Region], net: "Network", backen
 
 
 def _guessed_patterns(float_guess: tuple[int, ...] | None, floats: "_FloatPatterns", net: "Network", q: Point,
-                      row: Row, normal: Vector) -> Iterator[tuple[int, ...] | None]:
-    """Guesses of the pattern just beyond the facet point ``q`` of ``row`` (``normal``: the row in fractions),
-    each computed only when the ones before it failed: float guesses first (the second a shorter step beyond
-    ``q``, for ``q`` near another neuron's boundary), then the exact lexicographic one; each must still be
-    proved."""
+                      row: Row, region: Region, i: int) -> Iterator[tuple[int, ...] | None]:
+    """Guesses of the pattern just beyond the facet point ``q`` of ``row`` (row ``i`` of ``region``), each
+    computed only when the ones before it failed: float guesses first (the second a shorter step beyond ``q``,
+    for ``q`` near another neuron's boundary), then the exact lexicographic one; each must still be proved.
+    The region's exact inequalities are built only for that last guess: most regions never need them."""
     yield float_guess
     yield floats.patterns_beyond([q], [row], step=1e-12)[0]
-    yield net.pattern_toward(cp.to_fractions(q), normal)
+    yield net.pattern_toward(cp.to_fractions(q), region.A[i])
 
 
 def _ordered(first: tuple[int, ...], second: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
