@@ -9,7 +9,8 @@ is the dual problem, the cone of valid inequalities ``(beta, a)`` with ``beta - 
 Exactness. Ray coordinates are Python integers (exact, arbitrary size). The sign of ``h.r`` for every ray
 ``r`` against a new row ``h`` is first computed in floating point from scaled copies of both vectors; a
 sign counts only when the float value exceeds a proven bound on its error (the dot product's rounding
-error and the error of the conversion to floats), otherwise the exact integer dot product decides.
+error and the error of the conversion to floats: :mod:`polyregions.exact._integer_dots`), otherwise the exact
+integer dot product decides.
 Adjacency of two rays is decided combinatorially on exact incidence sets, never by a tolerance.
 
 Speed. Incidence sets are packed into 64-bit words; candidate pairs of rays are filtered by counting
@@ -28,6 +29,7 @@ from typing import Sequence
 import numpy as np
 
 from polyregions.errors import InvalidInputError
+from polyregions.exact._integer_dots import dot_error_bound, float_row, scaled_floats
 from polyregions.exact._integers import primitive
 from polyregions.exact.linalg import Vector, nullspace, rref
 
@@ -39,8 +41,6 @@ __all__ = [
     "cone_generators",
     "enumerate_vertices",
     "enumerate_facets",
-    "scaled_floats",
-    "dot_error_bound",
 ]
 
 #: Strategies for the order in which the double description method adds rows.
@@ -112,47 +112,6 @@ class HRepresentation:
     e: Vector
     facet_points: tuple[frozenset[int], ...]
     dim: int
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Floating-point filter
-
-
-_U = 2.0 ** -53
-
-
-def _float_row(ints: Sequence[int]) -> list[float]:
-    """The vector scaled by a power of two so that its largest entry has absolute value in [1/2, 1).
-
-    Each entry is within 2**-52 of the exact scaled value (rounding to float, plus truncation of very
-    long integers).
-    """
-    e = max(abs(v).bit_length() for v in ints)
-    if e == 0:
-        return [0.0] * len(ints)
-    if e <= 1000:
-        return [math.ldexp(float(v), -e) for v in ints]
-    shift = e - 64
-    return [math.ldexp(float(v >> shift), -64) for v in ints]
-
-
-def scaled_floats(rows: Sequence[Sequence[int]]) -> np.ndarray:
-    """:func:`_float_row` for many rows at once (the same guarantee; numpy rounds each integer correctly)."""
-    try:
-        values = np.array(rows, dtype=float)
-    except OverflowError:
-        return np.array([_float_row(r) for r in rows])
-    _, exponents = np.frexp(np.abs(values).max(axis=1))
-    return np.ldexp(values, -exponents[:, None])
-
-
-def dot_error_bound(n: int) -> float:
-    """A proven bound on |fl(h_f . r_f) - h.r / scale| for rows from :func:`_float_row` of length n.
-
-    Entry errors contribute at most 2 n 2**-52 (entries below 1 in absolute value), the rounding of the
-    dot product at most gamma_n n <= 1.01 n**2 2**-53; a generous margin covers both and underflow.
-    """
-    return (n * n + 4 * n + 1) * 2.0 ** -51 + n * 2.0 ** -1000
 
 
 _BYTE_COUNTS = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)
@@ -248,7 +207,7 @@ def _pointed_extreme_rays(H: list[tuple[int, ...]], n: int, order: str, seed: in
                 words[j, i >> 6] |= np.uint64(1 << (i & 63))
     ids = store.extend(_inverse_columns([H[i] for i in basis], n), words)
     store.connect((int(u), int(v)) for u in ids for v in ids if u < v)  # a simplicial cone: all pairs adjacent
-    H_float = np.array([_float_row(h) for h in H])
+    H_float = np.array([float_row(h) for h in H])
     bound = dot_error_bound(n)
     chosen = set(basis)
     for k in (i for i in sequence if i not in chosen):

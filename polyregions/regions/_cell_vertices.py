@@ -19,7 +19,8 @@ from typing import Sequence
 
 import numpy as np
 
-from polyregions.polyhedra.vertex_enumeration import dot_error_bound, enumerate_vertices, scaled_floats
+from polyregions.exact._integer_dots import dot_error_bound, scaled_floats
+from polyregions.polyhedra.vertex_enumeration import enumerate_vertices
 from polyregions.regions._cell_programs import Point, Row, float_point, homogeneous, value
 
 __all__ = ["CellVertices", "cell_vertices", "vertex_signs", "cut", "facet_points"]
