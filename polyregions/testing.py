@@ -310,7 +310,8 @@ def assert_export_verifies(path: str | os.PathLike, *, max_subsets: int | None =
     ------
     AssertionError
         When the checker exits with a non-zero status or does not end its report with ``verified``; the
-        message holds the checker's output.
+        message holds the checker's output. A certificate of a user-defined claim fails too: the checker
+        verifies its complex but cannot recompute the claim (exit status 3).
 
     Examples
     --------

@@ -1,4 +1,9 @@
-"""``python -m proofs_check {verify,theorems} ...``: dispatch to the named check."""
+"""``python -m proofs_check {verify,theorems} ...``: dispatch to the named check.
+
+The exit status is the check's: for ``verify``, 0 verified, 1 a check failed, 2 an unreadable file, 3 a
+certificate whose complex verifies but whose user-defined claim is not independently checkable (see
+:mod:`proofs_check.verify`); 2 also for a missing or unknown command.
+"""
 
 import sys
 
