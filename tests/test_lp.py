@@ -1,4 +1,5 @@
 from fractions import Fraction
+from random import Random
 
 import pytest
 from hypothesis import given
@@ -146,3 +147,22 @@ def test_regression_coefficients_beyond_the_double_range():
     huge = Fraction(10) ** 400
     assert strict_point([[huge, 0], [-huge, 0], [0, 1], [0, -1]], [huge, huge, 1, 1]) is not None
     assert strict_point([[huge], [-huge]], [-huge, -huge]) is None
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_exact_and_highs_backends_agree_on_larger_cells(seed):
+    # Cells of the size the engines produce in higher dimensions, beyond the hypothesis programs above.
+    rng = Random(seed)
+    n, m = 8, 40
+    A = [[rng.randint(-10, 10) for _ in range(n)] for _ in range(m)]
+    b = [rng.randint(1, 20) for _ in range(m)]
+    c = [rng.randint(-10, 10) for _ in range(n)]
+    E, e = [[rng.randint(-3, 3) for _ in range(n)]], [0]  # through the origin, which is strictly inside
+    for equalities in ({}, {"E": E, "e": e}):
+        results = [maximize(c, A, b, backend=backend, **equalities) for backend in ("highs", "exact")]
+        for result in results:
+            assert_certified_lp(result, c, A, b, **equalities)
+        assert results[0].status == results[1].status
+        assert results[0].value == results[1].value
+        x = strict_point(A, b, backend="exact", **equalities)
+        assert x is not None and all(dot(row, x) < bi for row, bi in zip(A, b))

@@ -1,16 +1,29 @@
 """An exact simplex method over the rationals: the decider of last resort for linear programs.
 
-It solves ``maximize c.x subject to A x <= b`` (x free) with Bland's rule, so it terminates on every input,
-degenerate or not. It is slow next to HiGHS and is used only when a floating-point answer cannot be certified.
+It solves ``maximize c.x subject to A x <= b`` (x free) through its dual ``min b.y, A^T y = c, y >= 0`` with the
+fraction-free revised simplex of :mod:`polyregions.exact._revised_simplex` (integers only, an n x n basis,
+Dantzig's rule with Bland's as the anti-cycling fallback), so it terminates on every input, degenerate or not.
+Every answer comes with its exact certificate. It is used when a floating-point answer cannot be certified, and
+when the caller asks for ``backend="exact"``.
+
+How the dual's outcomes answer the primal:
+
+* the dual has an optimum: its basis gives an optimal point (the simplex multipliers) and the duals;
+* the dual is unbounded: its ray is a Farkas certificate that ``A x <= b`` is empty;
+* the dual is infeasible (``c`` is not a non-negative combination of the rows): phase 1's multipliers are a ray
+  ``d`` with ``A d <= 0`` and ``c.d > 0``; the same program with ``c = 0``, from the same basis, then gives a
+  feasible point, or a Farkas certificate.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Sequence
 
-from polyregions.exact.linalg import Matrix, Vector, solve
+from polyregions.exact._revised_simplex import DualStandardForm
+from polyregions.exact.linalg import Matrix, Vector
 
 if TYPE_CHECKING:
     from polyregions.exact.lp import LPStatus  # lp imports this module: its status type is for checkers only
@@ -36,113 +49,102 @@ class ExactLPSolution:
 
 
 def exact_simplex(c: Sequence[Fraction], A: Matrix, b: Vector) -> ExactLPSolution:
-    """Solve ``maximize c.x s.t. A x <= b`` exactly (x free in Q^n)."""
+    """Solve ``maximize c.x s.t. A x <= b`` exactly (x free in Q^n).
+
+    Examples
+    --------
+    >>> exact_simplex([1, 1], [[1, 0], [0, 1], [-1, -1]], [1, 2, 0]).point
+    (Fraction(1, 1), Fraction(2, 1))
+    >>> exact_simplex([1], [[1], [-1]], [0, -1]).duals  # x <= 0 and x >= 1: 1 * row 0 + 1 * row 1 = 0 <= -1
+    (Fraction(1, 1), Fraction(1, 1))
+    """
     m, n = len(A), len(c)
-    # Standard form: x = u - v, one slack per row, rows with b < 0 negated and given an artificial.
-    sign = [(-1 if b[i] < 0 else 1) for i in range(m)]
-    n_std = 2 * n + m
-    artificial_rows = [i for i in range(m) if sign[i] < 0]
-    n_cols = n_std + len(artificial_rows)
-    rows: list[list[Fraction]] = []
-    basis: list[int] = []
-    art_of_row = {i: n_std + k for k, i in enumerate(artificial_rows)}
-    for i in range(m):
-        s = sign[i]
-        row = [Fraction(s * a) for a in A[i]] + [Fraction(-s * a) for a in A[i]] + [_ZERO] * m
-        row[2 * n + i] = Fraction(s)
-        row += [_ZERO] * len(artificial_rows)
-        if i in art_of_row:
-            row[art_of_row[i]] = Fraction(1)
-            basis.append(art_of_row[i])
-        else:
-            basis.append(2 * n + i)
-        row.append(Fraction(s * b[i]))
-        rows.append(row)
-
-    original = [row[:-1] for row in rows]
-
-    def duals_for(costs: list[Fraction]) -> Vector:
-        # y solves B^T y = c_B, with B the basis columns of the original standard-form matrix.
-        if not m:
-            return ()
-        transposed = [[original[i][j] for i in range(m)] for j in basis]
-        return solve(transposed, [costs[j] for j in basis])
-
-    def run(costs: list[Fraction], allowed: int) -> int | None:
-        """Pivot to optimality for ``maximize costs.z``; return an unbounded entering column or None."""
-        while True:
-            # The rows are kept as B^{-1} [A' | b'], so reduced costs come straight from them.
-            basic_costs = [costs[j] for j in basis]
-            entering = None
-            in_basis = set(basis)
-            for j in range(allowed):
-                if j in in_basis:
-                    continue
-                reduced = costs[j] - sum((basic_costs[i] * rows[i][j] for i in range(m) if rows[i][j]), _ZERO)
-                if reduced > 0:
-                    entering = j
-                    break
-            if entering is None:
-                return None
-            # Minimum-ratio row; ties go to the lowest basis index (Bland's rule, so no cycling).
-            best = None
-            for i in range(m):
-                a = rows[i][entering]
-                if a > 0:
-                    ratio = rows[i][-1] / a
-                    if best is None or ratio < best[0] or (ratio == best[0] and basis[i] < basis[best[1]]):
-                        best = (ratio, i)
-            if best is None:
-                return entering
-            _pivot(rows, best[1], entering)
-            basis[best[1]] = entering
-
-    # Phase 1: drive the artificials out.
-    if artificial_rows:
-        phase1 = [_ZERO] * n_cols
-        for j in art_of_row.values():
-            phase1[j] = Fraction(-1)
-        run(phase1, n_cols)
-        infeasibility = sum((rows[i][-1] for i in range(m) if basis[i] >= n_std), _ZERO)
-        if infeasibility > 0:
-            w = duals_for(phase1)
-            return ExactLPSolution("infeasible", duals=tuple(w[i] * sign[i] for i in range(m)))
-        _drive_out_artificials(rows, basis, n_std)
-    costs = [Fraction(v) for v in c] + [-Fraction(v) for v in c] + [_ZERO] * (m + len(artificial_rows))
-    unbounded = run(costs, n_std)
-    z = [_ZERO] * n_cols
-    for i, j in enumerate(basis):
-        z[j] = rows[i][-1]
-    point = tuple(z[j] - z[n + j] for j in range(n))
-    if unbounded is not None:
-        d = [_ZERO] * n_cols
-        d[unbounded] = Fraction(1)
-        for i, j in enumerate(basis):
-            d[j] = -rows[i][unbounded]
-        return ExactLPSolution("unbounded", point=point, ray=tuple(d[j] - d[n + j] for j in range(n)))
-    y = duals_for(costs)
-    return ExactLPSolution("optimal", point=point, duals=tuple(y[i] * sign[i] for i in range(m)))
+    if n == 0:  # rows 0 <= b_i: a negative b_i is its own certificate
+        negative = next((i for i in range(m) if b[i] < 0), None)
+        if negative is None:
+            return ExactLPSolution("optimal", point=(), duals=tuple([_ZERO] * m))
+        return ExactLPSolution("infeasible", duals=tuple(Fraction(int(i == negative)) for i in range(m)))
+    if m == 0:
+        if any(c):
+            return ExactLPSolution("unbounded", point=tuple([_ZERO] * n), ray=tuple(Fraction(v) for v in c))
+        return ExactLPSolution("optimal", point=tuple([_ZERO] * n), duals=())
+    rows, rhs, scales = _integer_rows(A, b)
+    objective, (sigma_numerator, sigma_denominator) = _integer_vector(c)
+    program = DualStandardForm(rows, rhs, objective)
+    if any(objective):
+        program.optimise(1)
+    if program.artificial_sum() > 0:
+        # No y >= 0 has y A = c: phase 1's multipliers d have A d <= 0 and c.d > 0, a ray once a point exists.
+        ray = _reduced(program.multipliers())
+        program.drop_objective()
+        entering = program.optimise(2)
+        if entering is not None:
+            return ExactLPSolution("infeasible", duals=_farkas(program, entering, scales))
+        return ExactLPSolution("unbounded", point=_point(program), ray=tuple(Fraction(v) for v in ray))
+    entering = program.optimise(2)
+    if entering is not None:
+        return ExactLPSolution("infeasible", duals=_farkas(program, entering, scales))
+    # y'_i = value_i / d on the scaled rows s_i A_i and objective sigma c, so y_i = y'_i s_i / sigma.
+    duals = [_ZERO] * m
+    d = program.d
+    for i, value in zip(program.head, program.values()):
+        if i < m and value:
+            numerator, denominator = scales[i]
+            duals[i] = Fraction(value * numerator * sigma_denominator, d * denominator * sigma_numerator)
+    return ExactLPSolution("optimal", point=_point(program), duals=tuple(duals))
 
 
-def _pivot(rows: list[list[Fraction]], r: int, col: int) -> None:
-    pivot = rows[r][col]
-    rows[r] = [v / pivot for v in rows[r]]
-    for i, row in enumerate(rows):
-        if i != r and row[col]:
-            factor = row[col]
-            rows[i] = [v - factor * w for v, w in zip(row, rows[r])]
+def _integer_rows(A: Matrix, b: Vector) -> tuple[list[list[int]], list[int], list[tuple[int, int]]]:
+    """Each row ``(A_i, b_i)`` as coprime integers ``s_i (A_i, b_i)``, and ``s_i`` as (numerator, denominator)."""
+    rows, rhs, scales = [], [], []
+    for row, bi in zip(A, b):
+        ints, scale = _integer_vector((*row, bi))
+        rows.append(ints[:-1])
+        rhs.append(ints[-1])
+        scales.append(scale)
+    return rows, rhs, scales
 
 
-def _drive_out_artificials(rows: list[list[Fraction]], basis: list[int], n_std: int) -> None:
-    """Replace artificial columns left in the basis at level zero by real ones where possible."""
-    for i, j in enumerate(basis):
-        if j < n_std:
-            continue
-        for k in range(n_std):
-            if k not in basis and rows[i][k] != 0:
-                _pivot(rows, i, k)
-                basis[i] = k
-                break
-        else:
-            # The row is a combination of the others: keep a harmless artificial at zero, never entering again.
-            pass
+def _integer_vector(values: Sequence) -> tuple[list[int], tuple[int, int]]:
+    """Exact rationals (or ints) scaled by a positive rational to coprime integers, and that scale."""
+    ratios = [v.as_integer_ratio() for v in values]  # a method call: a tenth of the numerator property's cost
+    denominator = math.lcm(*[q for _, q in ratios])
+    if denominator == 1:
+        ints = [p for p, _ in ratios]
+    else:
+        ints = [p * (denominator // q) for p, q in ratios]
+    common = math.gcd(*ints) or 1
+    if common > 1:
+        ints = [v // common for v in ints]
+    return ints, (denominator, common)
+
+
+def _reduced(values: list[int]) -> list[int]:
+    """An integer vector divided by the gcd of its entries (the same ray, smaller numbers)."""
+    common = math.gcd(*values) or 1
+    return [v // common for v in values]
+
+
+def _point(program: DualStandardForm) -> Vector:
+    """The primal point of the program's last basis: its simplex multipliers."""
+    d = program.d
+    return tuple(Fraction(v, d) for v in program.multipliers())
+
+
+def _farkas(program: DualStandardForm, entering: int, scales: list[tuple[int, int]]) -> Vector:
+    """Farkas multipliers from the dual's unbounded direction: ``y >= 0``, ``y A = 0``, ``y.b < 0``.
+
+    Along the direction, the entering row gets ``d`` and each basic row ``-alpha_i``; rows still held by an
+    artificial have ``alpha_i = 0`` (or the artificial would have left).
+    """
+    alpha = [int(v) for v in program.column(entering)]
+    weights = {entering: program.d}
+    for i, a in zip(program.head, alpha):
+        if i < program.m and a:
+            weights[i] = -a
+    common = math.gcd(*weights.values())
+    duals = [_ZERO] * program.m
+    for i, weight in weights.items():
+        numerator, denominator = scales[i]
+        duals[i] = Fraction(weight // common * numerator, denominator)
+    return tuple(duals)
