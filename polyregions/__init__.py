@@ -31,7 +31,7 @@ __version__ = "0.1.0"
 
 _EXPORTS = {
     ".errors": ["PolyregionsError", "InvalidInputError", "InfeasibleError", "UnboundedError", "CertificateError",
-                "MissingDependencyError"],
+                "MissingDependencyError", "OutputError"],
     ".exact.rationals": ["rational", "rational_vector", "rational_matrix", "format_rational"],
     ".polyhedra.polytope": ["Polytope"],
     ".networks.activations": ["Activation", "relu", "linear", "hardtanh", "leaky_relu", "piecewise_linear"],
@@ -63,6 +63,7 @@ if TYPE_CHECKING:
         InfeasibleError,
         InvalidInputError,
         MissingDependencyError,
+        OutputError,
         PolyregionsError,
         UnboundedError,
     )

@@ -9,6 +9,7 @@ Every error is a :class:`PolyregionsError`; each message says what was expected 
 :class:`UnboundedError`          a problem or a set that must be bounded is not
 :class:`CertificateError`        a certificate failed its exact check
 :class:`MissingDependencyError`  an optional dependency is not installed (an ImportError)
+:class:`OutputError`             a file could not be written: full disk, failed write (an OSError)
 ===============================  =====================================================================
 
 Examples
@@ -21,6 +22,8 @@ Examples
 InvalidInputError bias[0]: expected a number such as "3", "-7/12", "0.1" or "1e-3", got 'abc'
 >>> issubclass(pr.InvalidInputError, ValueError), issubclass(pr.MissingDependencyError, ImportError)
 (True, True)
+>>> issubclass(pr.OutputError, OSError)
+True
 """
 
 __all__ = [
@@ -30,6 +33,7 @@ __all__ = [
     "UnboundedError",
     "CertificateError",
     "MissingDependencyError",
+    "OutputError",
 ]
 
 
@@ -82,3 +86,17 @@ class MissingDependencyError(PolyregionsError, ImportError):
     scikit-learn for the digits data); the message gives the ``pip install`` command. It is also an
     :class:`ImportError`.
     """
+
+
+class OutputError(PolyregionsError, OSError):
+    """A file could not be written: the disk is full, the device refused the data, the directory went away.
+
+    Raised by every writer of polyregions (exports, tables, certificates, pictures, network and domain files)
+    when the operating system reports a failure while the file is written; the file that stood at the path
+    before is left as it was. It is also an :class:`OSError`, whose ``errno`` is the system's error number
+    when there is one.
+    """
+
+    def __init__(self, message: str, *, errno: int | None = None) -> None:
+        super().__init__(message)
+        self.errno = errno  # OSError's own constructor would prefix the message with "[Errno N]"

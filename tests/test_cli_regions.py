@@ -115,3 +115,25 @@ def test_json_output_is_one_line_even_when_the_lp_solver_starts(tmp_path, engine
                            "--engine", engine], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.count("\n") == 1
     assert json.loads(done.stdout)["activation_regions"] == 7
+
+
+def _no_enumeration(*args, **kwargs):
+    raise AssertionError("the enumeration started before the output paths were checked")
+
+
+@pytest.mark.parametrize("option", ["--export", "--graphml"])
+def test_bad_output_paths_give_one_line_before_the_enumeration(tmp_path, capsys, monkeypatch, option):
+    # Regression: a missing folder or a directory was found only after the whole enumeration, by a traceback.
+    import polyregions.regions.enumeration as enumeration
+    monkeypatch.setattr(enumeration, "enumerate_regions", _no_enumeration)
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "plain").write_text("a file, not a folder")
+    for path, message in ((tmp_path / "missing" / "c.json", "in a missing directory"),
+                          (tmp_path / "folder", "expected a file, got a directory"),
+                          (tmp_path / "plain" / "c.json", "is not a directory")):
+        with pytest.raises(SystemExit) as info:
+            main(["regions", _write(tmp_path, "net.json", NET), "--box", "-1,1", option, str(path)])
+        assert info.value.code == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(f"polyregions: error: {option}: ") and message in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder", "net.json", "plain"]

@@ -191,6 +191,40 @@ def test_rows_of_other_sweeps_are_kept(tmp_path):
     assert [(r["architecture"], r["seed"]) for r in result.rows] == [("1-3", "0"), ("1-2", "5")]
 
 
+def test_four_sweeps_at_once_into_one_table_keep_every_row(tmp_path):
+    # Regression: each sweep wrote only its own rows, so the last one to finish erased the others'.
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "shared.csv"
+    runs = [subprocess.Popen([sys.executable, "-m", "polyregions", "sweep", "--widths", "1,3,3", "--seeds",
+                              f"{10 * k}-{10 * k + 9}", "--workers", "0", "--json", "-o", str(path)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for k in range(4)]
+    outcomes = [run.communicate(timeout=300) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0, 0, 0], [err for _, err in outcomes]
+    assert all(10 <= json.loads(out)["rows"] <= 40 and json.loads(out)["computed"] == 10 for out, _ in outcomes)
+    rows = sorted(read_table(path), key=lambda row: int(row["seed"]))
+    assert [int(row["seed"]) for row in rows] == list(range(40))
+    assert _without_time(rows) == _without_time(run_task(t) for t in sweep_tasks([[1, 3, 3]], seeds=range(40)))
+    assert os.listdir(tmp_path) == ["shared.csv"]     # no lock file, no temporary file left
+    again = sweep(sweep_tasks([[1, 3, 3]], seeds=range(40)), path, workers=0)
+    assert (again.computed, again.skipped) == (0, 40)
+
+
+def test_rows_written_meanwhile_by_another_sweep_are_merged(tmp_path):
+    path = tmp_path / "t.csv"
+    other = run_task(sweep_tasks([[1, 2]], seeds=[9])[0])
+
+    def meanwhile(row):
+        if row["seed"] == "0":
+            write_table(path, read_table(path) + [other])    # as another sweep would, between two writes
+
+    result = sweep(sweep_tasks([[1, 3]], seeds=[0, 1]), path, workers=0, on_row=meanwhile, checkpoint_seconds=0)
+    assert [(r["architecture"], r["seed"]) for r in result.rows] == [("1-3", "0"), ("1-3", "1"), ("1-2", "9")]
+    assert read_table(path) == list(result.rows)
+
+
 # --- the table ------------------------------------------------------------------------------------------------
 
 def test_table_round_trip_and_bad_tables(tmp_path):
@@ -254,6 +288,8 @@ def test_bad_workers_and_scheduler(tmp_path):
         sweep(tasks, tmp_path / "t.csv", workers=-1)
     with pytest.raises(InvalidInputError, match="existing directory"):
         sweep(tasks, tmp_path / "missing" / "t.csv")
+    with pytest.raises(InvalidInputError, match="output: expected a file, got a directory"):
+        sweep(tasks, tmp_path)
 
 
 # --- command line -----------------------------------------------------------------------------------------

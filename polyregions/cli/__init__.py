@@ -1,7 +1,10 @@
 """The ``polyregions`` command line.
 
 Each sub-command is a public module of this package with ``add_parser(subparsers)`` and
-``run(args) -> int``. Bad input ends in exit status 2 and one ``polyregions: error: ...`` line on stderr.
+``run(args) -> int``. Bad input ends in exit status 2 and one ``polyregions: error: ...`` line on stderr, and
+so does a file that cannot be written: every output path is checked before the work starts
+(:func:`polyregions._atomic.check_output`), and a write that fails later (a full disk) is reported the same way.
+Ctrl-C and SIGTERM end a run with status 130, keeping what it finished.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import re
 import sys
 from typing import Sequence
 
+from polyregions._signals import interrupts_raise
 from polyregions.errors import PolyregionsError
 
 __all__ = ["main"]
@@ -65,7 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _build_parser()
     args = parser.parse_args(_join_negative_values(list(sys.argv[1:] if argv is None else argv)))
     try:
-        return int(args.run(args) or 0)
+        with interrupts_raise():  # SIGTERM stops a run as Ctrl-C does: what is finished is written, then 130
+            return int(args.run(args) or 0)
     except PolyregionsError as error:
         _fail(str(error))
     except KeyboardInterrupt:

@@ -102,10 +102,11 @@ def _arrangement(args):
 
 def run(args: argparse.Namespace) -> int:
     from polyregions.plotting import _backend
-    from polyregions.plotting._backend import save_figure
+    from polyregions.plotting._backend import check_figure_path, save_figure
 
     _backend.pyplot()  # fail early, with one line, when matplotlib is missing
     path = args.output
+    check_figure_path(path, what="--output")  # before the enumeration, which a bad path would waste
     summary: dict = {"kind": args.kind, "file": path}
     if args.kind in ("regions", "layers", "graph", "adjacency"):
         from polyregions.cli.regions import read_domain

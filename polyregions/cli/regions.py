@@ -51,9 +51,13 @@ def read_domain(args, input_dim: int):
 
 
 def run(args) -> int:
+    from polyregions._atomic import check_output
     from polyregions.networks.io import load_network
     from polyregions.regions.enumeration import enumerate_regions
 
+    for option, path in (("--export", args.export), ("--graphml", args.graphml)):
+        if path is not None:
+            check_output(path, what=option)  # before the enumeration, which a bad path would waste
     network = load_network(args.network)
     domain = read_domain(args, network.input_dim)
     complex_ = enumerate_regions(network, domain, engine=args.engine, progress=args.progress,

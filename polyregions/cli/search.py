@@ -5,8 +5,8 @@ region complex returning True when the claim holds). Networks have weights and b
 simple rationals; the best one found is written as a certificate (the region complex export plus the claim
 and the value that breaks it), which ``python -m proofs_check.verify CERT`` re-checks.
 
-Exit status: 0 when a counterexample was found, 1 when none was found within the budget, 130 on Ctrl-C (the
-best certificate so far is still written), 2 on bad input.
+Exit status: 0 when a counterexample was found, 1 when none was found within the budget, 130 on Ctrl-C or
+SIGTERM (the best certificate so far is still written), 2 on bad input or a certificate that cannot be written.
 """
 
 from __future__ import annotations
@@ -66,6 +66,9 @@ def run(args) -> int:
         return 0
     if not args.claim:
         raise InvalidInputError("--claim: expected a claim (see --list-claims), got nothing")
+    if args.output is not None:
+        from polyregions._atomic import check_output
+        check_output(args.output, what="--output")
     start = None
     widths = None
     if args.start:

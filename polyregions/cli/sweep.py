@@ -7,8 +7,10 @@ The table (CSV, or Parquet for a ``.parquet`` path with pyarrow) is written atom
 the same command again after an interruption and only the missing rows are computed. Tasks run on a local
 process pool (``--workers``, default 2) or on a Dask cluster (``--scheduler tcp://host:port``).
 
+Sweeps run at the same time into one table keep every row (each write merges the rows of the others).
+
 Exit status: 0 when every applicable bound holds, 1 when a count exceeds a bound (a bug in the counter),
-130 on Ctrl-C (the finished rows are written), 2 on bad input.
+130 on Ctrl-C or SIGTERM (the finished rows are written), 2 on bad input or a table that cannot be written.
 """
 
 from __future__ import annotations
@@ -44,9 +46,11 @@ def _names(values, default: str) -> list[str]:
 
 
 def run(args) -> int:
+    from polyregions._atomic import check_output
     from polyregions.errors import InvalidInputError
     from polyregions.experiments.sweeps import parse_seeds, sweep, sweep_tasks
 
+    check_output(args.output, what="--output")
     widths = []
     for text in args.widths:
         try:

@@ -204,7 +204,9 @@ def certificate(complex_: "RegionComplex", claim: Claim, verdict: Verdict, *,
 
 
 def write_certificate(doc: dict[str, Any], path: str | os.PathLike) -> None:
-    """Write a certificate atomically (a temporary file renamed over ``path``)."""
+    """Write a certificate whole or not at all (:func:`polyregions._atomic.atomic_write_text`: a temporary file
+    renamed over ``path``, a symbolic link written through, a device written directly); a failed write raises
+    :class:`~polyregions.errors.OutputError` and leaves what stood at ``path``."""
     from polyregions._atomic import atomic_write_text
 
     atomic_write_text(path, json.dumps(doc) + "\n")

@@ -11,7 +11,8 @@ All rows go into one table (:data:`COLUMNS`), written atomically: CSV through th
 module, or Parquet when the path ends in ``.parquet`` (needs pyarrow). Writing happens every few seconds,
 at the end and on Ctrl-C, so an interrupted sweep leaves a valid table; run the same sweep again and the rows
 already there are kept and skipped (a row is identified by its :data:`KEY` columns), so only the missing ones
-are computed.
+are computed. Sweeps writing one table at the same time keep each other's rows: each write locks the table
+(an advisory lock beside it), reads the rows the others wrote meanwhile and writes the union.
 
 Tasks run on a :class:`concurrent.futures.ProcessPoolExecutor` (``workers`` processes, 2 by default), in the
 calling process with ``workers=0``, or on a Dask cluster with ``scheduler="tcp://host:port"`` (or a
@@ -33,9 +34,10 @@ from __future__ import annotations
 import csv
 import io
 import os
+import stat
 import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -296,7 +298,11 @@ def _from_parquet(column: str, value: Any) -> str:
 
 def write_table(path: str | os.PathLike, rows: Sequence[dict[str, str]]) -> None:
     """Write the rows atomically: CSV, or Parquet for a ``.parquet`` path (counts as int64, flags as booleans,
-    bounds as exact decimal strings since they outgrow 64 bits)."""
+    bounds as exact decimal strings since they outgrow 64 bits).
+
+    Raises :class:`~polyregions.errors.OutputError` when the file cannot be written (the old one stays)."""
+    from polyregions._atomic import atomic_write, atomic_write_text
+
     if _is_parquet(path):
         pa = _pyarrow(path)
         columns = {}
@@ -310,10 +316,8 @@ def write_table(path: str | os.PathLike, rows: Sequence[dict[str, str]]) -> None
                 columns[column] = pa.array([float(v) for v in values], pa.float64())
             else:
                 columns[column] = pa.array(values, pa.string())
-        _atomic_bytes(path, lambda target: pa.parquet.write_table(pa.table(columns), target))
+        atomic_write(path, lambda stream: pa.parquet.write_table(pa.table(columns), stream))
         return
-    from polyregions._atomic import atomic_write_text
-
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
     writer.writeheader()
@@ -321,18 +325,57 @@ def write_table(path: str | os.PathLike, rows: Sequence[dict[str, str]]) -> None
     atomic_write_text(path, buffer.getvalue())
 
 
-def _atomic_bytes(path: str | os.PathLike, write: Callable[[str], None]) -> None:
-    import tempfile
-
-    target = Path(path)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    os.close(handle)
+def _is_file(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is (or will be) a regular file: only then is it read back, merged and checkpointed
+    (a device or a FIFO only receives the final table)."""
     try:
-        write(temporary)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return True
+
+
+class _Table:
+    """The rows of a sweep's table: this sweep's (``done``, by key) and the others found in the file.
+
+    Every write locks the file against other sweeps, merges the rows they wrote meanwhile and writes the
+    union, so that sweeps running at once into one table keep every row."""
+
+    def __init__(self, path: str | os.PathLike, tasks: Sequence[SweepTask]) -> None:
+        self.path, self.tasks = path, tasks
+        self.wanted = {t.key for t in tasks}
+        self.done: dict[tuple, dict[str, str]] = {}
+        self.others: list[dict[str, str]] = []
+        self.is_file = _is_file(path)
+        if self.is_file:
+            self._merge(read_table(path))
+
+    def _merge(self, rows: list[dict[str, str]]) -> None:
+        """Take the rows of the file: the first row of each of this sweep's keys (unless computed here), and
+        every other row, as it stands in the file."""
+        seen: set[tuple] = set()
+        others = []
+        for row in rows:
+            key = tuple(row[c] for c in KEY)
+            if key in self.wanted and key not in seen:
+                seen.add(key)
+                self.done.setdefault(key, row)
+            else:
+                others.append(row)
+        self.others = others
+
+    def write(self) -> list[dict[str, str]]:
+        """Write the merged table (this sweep's rows in task order, then the others); return its rows."""
+        from polyregions._atomic import output_lock
+
+        if not self.is_file:
+            rows = _ordered(self.tasks, self.done, self.others)
+            write_table(self.path, rows)
+            return rows
+        with output_lock(self.path):
+            self._merge(read_table(self.path))
+            rows = _ordered(self.tasks, self.done, self.others)
+            write_table(self.path, rows)
+        return rows
 
 
 # --- running --------------------------------------------------------------------------------------------------
@@ -373,7 +416,7 @@ def sweep(tasks: Sequence[SweepTask], output: str | os.PathLike, *, workers: int
         From :func:`sweep_tasks`.
     output : path
         The table (``.csv``, or ``.parquet`` with pyarrow). Existing rows are kept; tasks whose :data:`KEY` is
-        already there are skipped.
+        already there are skipped; rows other sweeps write there meanwhile are kept too.
     workers : int, keyword-only
         Processes of the local pool (0: run in this process). Ignored with ``scheduler``.
     scheduler : str or dask.distributed.Client, keyword-only
@@ -388,26 +431,26 @@ def sweep(tasks: Sequence[SweepTask], output: str | os.PathLike, *, workers: int
     Returns
     -------
     SweepResult
-        On Ctrl-C the finished rows are written and the result has ``interrupted=True``.
+        On Ctrl-C (and, under the command line, SIGTERM) the finished rows are written and the result has
+        ``interrupted=True``.
+
+    Raises
+    ------
+    InvalidInputError
+        Before any task runs, when ``output`` cannot be written (missing or read-only folder, a directory).
+    OutputError
+        When writing the table fails (a full disk); the table written before stays.
     """
+    from polyregions._atomic import check_output
     from polyregions._progress import progress_bar
 
     started = time.perf_counter()
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
         raise InvalidInputError(f"workers: expected a non-negative integer, got {workers!r}")
-    if not Path(output).resolve().parent.is_dir():
-        raise InvalidInputError(f"output: expected a file in an existing directory, got {os.fspath(output)!r}")
+    check_output(output, what="output")
     tasks = list(tasks)
-    wanted = {t.key for t in tasks}
-    done: dict[tuple, dict[str, str]] = {}
-    others: list[dict[str, str]] = []
-    for row in read_table(output):
-        key = tuple(row[c] for c in KEY)
-        if key in wanted and key not in done:
-            done[key] = row
-        else:
-            others.append(row)
-    todo = [t for t in tasks if t.key not in done]
+    table = _Table(output, tasks)
+    todo = [t for t in tasks if t.key not in table.done]
     skipped = len(tasks) - len(todo)
     computed = 0
     last_write = time.monotonic()
@@ -415,13 +458,13 @@ def sweep(tasks: Sequence[SweepTask], output: str | os.PathLike, *, workers: int
 
     def record(row: dict[str, str]) -> None:
         nonlocal computed, last_write
-        done[tuple(row[c] for c in KEY)] = row
+        table.done[tuple(row[c] for c in KEY)] = row
         computed += 1
         bar.update(1)
         if on_row is not None:
             on_row(row)
-        if time.monotonic() - last_write >= checkpoint_seconds:
-            write_table(output, _ordered(tasks, done, others))
+        if table.is_file and time.monotonic() - last_write >= checkpoint_seconds:
+            table.write()
             last_write = time.monotonic()
 
     with progress_bar(total=len(todo), desc="sweep", enabled=progress) as bar:
@@ -436,36 +479,22 @@ def sweep(tasks: Sequence[SweepTask], output: str | os.PathLike, *, workers: int
         except KeyboardInterrupt:
             interrupted = True
         finally:
-            # whatever happened (an interruption, a failing task), keep the finished rows
-            rows = _ordered(tasks, done, others)
-            write_table(output, rows)
+            # whatever happened (an interruption, SIGTERM, a failing task), keep the finished rows
+            rows = table.write()
     return SweepResult(tuple(rows), computed, skipped, interrupted, time.perf_counter() - started)
 
 
-def _ignore_interrupts() -> None:
-    # Ctrl-C reaches every process of the terminal's group; only the parent decides what to do with it
-    import signal
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def _run_pool(todo: list[SweepTask], workers: int, record: Callable[[dict[str, str]], None]) -> None:
-    executor = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_interrupts)
-    pending: set = set()
-    try:
-        pending = {executor.submit(run_task, task) for task in todo}
+    from polyregions._pools import process_pool, submit_all
+
+    # workers that ignore Ctrl-C, die with this process, and are killed when the sweep stops early (the rows
+    # of their running tasks are not recorded)
+    with process_pool(workers) as executor:
+        pending = set(submit_all(executor, run_task, [(task,) for task in todo]))
         while pending:
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in finished:
                 record(future.result())
-    except BaseException:
-        # stop at once: drop queued tasks and end the workers' running ones (their rows are not recorded)
-        for future in pending:
-            future.cancel()
-        for process in list((getattr(executor, "_processes", None) or {}).values()):
-            process.terminate()
-        executor.shutdown(wait=True, cancel_futures=True)
-        raise
-    executor.shutdown(wait=True)
 
 
 def _run_dask(todo: list[SweepTask], scheduler: Any, record: Callable[[dict[str, str]], None]) -> None:

@@ -177,7 +177,13 @@ def save_network(network: Network, path: str | os.PathLike) -> None:
     network : Network
         The network; its document is :func:`network_to_json`, one line of JSON.
     path : str or os.PathLike
-        The file to write; an existing file is replaced only once the new one is complete.
+        The file to write; an existing file is replaced only once the new one is complete (a symbolic link is
+        written through, a device written directly).
+
+    Raises
+    ------
+    OutputError
+        When the file cannot be written (an :class:`OSError`); what stood at ``path`` is unchanged.
 
     Examples
     --------

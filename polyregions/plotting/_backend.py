@@ -6,7 +6,7 @@ from typing import Any
 
 from polyregions.errors import MissingDependencyError
 
-__all__ = ["pyplot", "new_axes", "save_figure", "SAVE_FORMATS"]
+__all__ = ["pyplot", "new_axes", "save_figure", "check_figure_path", "SAVE_FORMATS"]
 
 #: File extensions :func:`save_figure` writes.
 SAVE_FORMATS = ("png", "svg", "pdf")
@@ -31,31 +31,34 @@ def new_axes(ax: Any = None, *, figsize: tuple[float, float] = (5.0, 5.0)):
     return ax
 
 
-def save_figure(figure: Any, path: str, *, dpi: int = 150) -> None:
-    """Write a figure to ``path`` (``.png``, ``.svg`` or ``.pdf``), atomically, and close it."""
+def check_figure_path(path: str, *, what: str | None = None) -> str:
+    """The format of a picture file (``png``, ``svg`` or ``pdf``, from its extension), once ``path`` is known to
+    be writable; :class:`~polyregions.errors.InvalidInputError` otherwise. ``what`` names the argument in the
+    message (the path itself by default)."""
     import os
 
+    from polyregions._atomic import check_output
     from polyregions.errors import InvalidInputError
 
+    label = str(path) if what is None else what
     extension = os.path.splitext(str(path))[1].lower().lstrip(".")
     if extension not in SAVE_FORMATS:
         got = "." + extension if extension else "no extension"
-        raise InvalidInputError(f"{path}: expected a file name ending in "
+        raise InvalidInputError(f"{label}: expected a file name ending in "
                                 f"{', '.join('.' + e for e in SAVE_FORMATS)}, got {got}")
-    directory = os.path.dirname(os.path.abspath(str(path)))
-    if not os.path.isdir(directory):
-        raise InvalidInputError(f"{path}: expected a file in an existing directory, got a missing directory "
-                                f"{directory}")
-    import tempfile
+    check_output(path, what=label)
+    return extension
 
-    handle, temporary = tempfile.mkstemp(dir=directory, suffix="." + extension)
-    os.close(handle)
+
+def save_figure(figure: Any, path: str, *, dpi: int = 150) -> None:
+    """Write a figure to ``path`` (``.png``, ``.svg`` or ``.pdf``), atomically, and close it.
+
+    The file gets the permissions ``open`` would give it; a failed write raises
+    :class:`~polyregions.errors.OutputError` and leaves what stood at ``path``."""
+    from polyregions._atomic import atomic_write
+
+    extension = check_figure_path(path)
     try:
-        figure.savefig(temporary, dpi=dpi, format=extension, bbox_inches="tight")
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+        atomic_write(path, lambda stream: figure.savefig(stream, dpi=dpi, format=extension, bbox_inches="tight"))
     finally:
         pyplot().close(figure)

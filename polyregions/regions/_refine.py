@@ -163,20 +163,18 @@ def _finished(cells: list[_Cell], layers, backend: Backend, bar=None) -> list[_C
 
 def _refined_in_processes(cells: list[_Cell], layers, backend: Backend, workers: int, bar) -> list[_Cell]:
     """``_finished`` on interleaved shares of the cells in worker processes; an interrupt cancels the rest."""
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import as_completed
+
+    from polyregions._pools import process_pool, submit_all
 
     shares = [cells[i::4 * workers] for i in range(min(len(cells), 4 * workers))]
     done: list[_Cell] = []
-    pool = ProcessPoolExecutor(max_workers=workers)
-    try:
-        futures = [pool.submit(_finished, share, layers, backend) for share in shares]
+    # workers that ignore Ctrl-C, die with this process, and are killed when the run stops early
+    with process_pool(workers) as pool:
+        futures = submit_all(pool, _finished, [(share, layers, backend) for share in shares])
         for future in as_completed(futures):
             done.extend(future.result())
             bar.update(len(layers) / len(shares))
-    except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    pool.shutdown()
     return done
 
 

@@ -579,8 +579,8 @@ def save_domain(domain: Domain, path: str | os.PathLike) -> None:
 
     Raises
     ------
-    OSError
-        When the file cannot be written.
+    OutputError
+        When the file cannot be written (an :class:`OSError`); what stood at ``path`` is unchanged.
 
     Examples
     --------

@@ -12,7 +12,7 @@ import os
 from fractions import Fraction
 from typing import Any
 
-from polyregions._atomic import atomic_write_text
+from polyregions._atomic import atomic_write_bytes, atomic_write_text
 from polyregions.regions.complex import RegionComplex
 
 __all__ = ["complex_to_json", "write_complex_json", "write_graphml", "FORMAT"]
@@ -56,7 +56,13 @@ def write_complex_json(complex_: RegionComplex, path: str | os.PathLike) -> None
     complex_ : RegionComplex
         The complex, from :func:`~polyregions.regions.enumeration.enumerate_regions`.
     path : str or os.PathLike
-        The file to write (one line of JSON); an existing file is replaced only once the new one is complete.
+        The file to write (one line of JSON); an existing file is replaced only once the new one is complete
+        (a symbolic link is written through, a device such as ``/dev/null`` written directly).
+
+    Raises
+    ------
+    OutputError
+        When the file cannot be written (a full disk, a missing folder); what stood at ``path`` is unchanged.
 
     Notes
     -----
@@ -86,7 +92,12 @@ def write_graphml(complex_: RegionComplex, path: str | os.PathLike) -> None:
     complex_ : RegionComplex
         The complex, from :func:`~polyregions.regions.enumeration.enumerate_regions`.
     path : str or os.PathLike
-        The file to write.
+        The file to write, whole or not at all (as in :func:`write_complex_json`).
+
+    Raises
+    ------
+    OutputError
+        When the file cannot be written; what stood at ``path`` is unchanged.
 
     Notes
     -----
@@ -116,4 +127,4 @@ def write_graphml(complex_: RegionComplex, path: str | os.PathLike) -> None:
         graph.add_edge(i, j, neurons=",".join(map(str, data["neurons"])))
     buffer = io.BytesIO()
     nx.write_graphml(graph, buffer)
-    atomic_write_text(path, buffer.getvalue().decode("utf-8"))
+    atomic_write_bytes(path, buffer.getvalue())
