@@ -50,6 +50,7 @@ _EXPORTS = {
     ".measures.distances": ["Distances", "boundary_distances", "exact_distance"],
     ".measures.trajectories": ["Trajectory", "trajectory", "regions_along_lines"],
     ".measures.bounds": ["trivial_bound", "one_layer_bound", "raghu_bound", "serra_bound", "compare_with_bounds"],
+    ".measures.topology": ["DecisionTopology", "SetTopology", "decision_topology"],
 }
 _SUBPACKAGES = ["exact", "polyhedra", "networks", "regions", "measures", "experiments", "arrangements", "plotting",
                 "testing"]
@@ -77,6 +78,7 @@ if TYPE_CHECKING:
     )
     from polyregions.measures.distances import Distances, boundary_distances, exact_distance
     from polyregions.measures.faces import Boundary, boundary, face_complex
+    from polyregions.measures.topology import DecisionTopology, SetTopology, decision_topology
     from polyregions.measures.trajectories import Trajectory, regions_along_lines, trajectory
     from polyregions.measures.volumes import BoundaryVolumes, boundary_volumes
     from polyregions.networks.activations import Activation, hardtanh, leaky_relu, linear, piecewise_linear, relu

@@ -1,5 +1,6 @@
 """What is measured on a region complex: faces and the boundary, its volumes, distances to it,
-counts along trajectories, and the upper bounds that counts are checked against.
+counts along trajectories, the topology of decision regions, and the upper bounds that counts are checked
+against.
 """
 
 from typing import TYPE_CHECKING
@@ -14,6 +15,7 @@ _EXPORTS = {
     ".theorem3": ["theorem3_comparison"],
     ".bounds": ["BoundRow", "trivial_bound", "arrangement_bound", "one_layer_bound", "raghu_bound", "serra_bound",
                 "compare_with_bounds"],
+    ".topology": ["SetTopology", "DecisionTopology", "decision_topology"],
 }
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
@@ -31,5 +33,6 @@ if TYPE_CHECKING:
     from polyregions.measures.distances import Distances, ExactDistance, boundary_distances, exact_distance
     from polyregions.measures.faces import Boundary, ComplexFace, FaceComplex, boundary, face_complex
     from polyregions.measures.theorem3 import theorem3_comparison
+    from polyregions.measures.topology import DecisionTopology, SetTopology, decision_topology
     from polyregions.measures.trajectories import Piece, Trajectory, line_regions, regions_along_lines, trajectory
     from polyregions.measures.volumes import BoundaryVolumes, boundary_volumes

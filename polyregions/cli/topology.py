@@ -1,0 +1,57 @@
+"""``polyregions topology NETWORK (--box LO,HI | --domain FILE) [--field GF2|Q] [--json]``: Betti numbers of decision
+regions."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from polyregions.cli.regions import add_domain_options, read_domain
+
+if TYPE_CHECKING:
+    from polyregions.measures._homology import Field
+
+__all__ = ["add_parser", "run"]
+
+_FIELDS: dict[str, "Field"] = {"GF2": "GF(2)", "Q": "Q"}
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "topology", help="exact Betti numbers, Euler characteristics and components of decision regions",
+        description="The topology of the decision regions of a network inside a bounded domain, exactly: for one "
+                    "output f the sets f > 0 (positive), f >= 0 (nonnegative), f < 0 (negative) and f = 0 "
+                    "(boundary); for several outputs the open set of each class (its output strictly the "
+                    "largest, class_0, class_1, ...) and the decision boundary. For each: the Betti numbers from "
+                    "degree 0, the Euler characteristic, and a witness point per connected component.")
+    parser.add_argument("network", metavar="NETWORK", help="a polyregions.network/1 JSON file or an .npz file")
+    add_domain_options(parser)
+    parser.add_argument("--field", default="GF2", choices=tuple(_FIELDS), help="the coefficients (default GF2)")
+    parser.add_argument("--json", action="store_true", help="print one line of JSON")
+    parser.add_argument("--engine", default="auto", choices=("auto", "mesh", "lp"))
+    parser.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from polyregions.errors import InvalidInputError
+    from polyregions.measures.topology import decision_topology
+    from polyregions.networks.io import load_network
+
+    network = load_network(args.network)
+    domain = read_domain(args, network.input_dim)
+    if not domain.is_bounded():
+        where = f"--domain {args.domain}" if args.domain is not None else "--box"
+        raise InvalidInputError(f"{where}: expected a bounded domain, got an unbounded {domain.kind}")
+    result = decision_topology(network, domain, field=_FIELDS[args.field], engine=args.engine)
+    summary = result.summary()
+    if args.json:
+        print(json.dumps(summary))
+        return 0
+    for s in result.sets:
+        count = len(s.witnesses)
+        where = f", one at ({', '.join(summary['components'][s.name][0])})" if count else ""
+        print(f"{s.name} ({'closed' if s.closed else 'open'}): Betti numbers {', '.join(map(str, s.betti))}; "
+              f"Euler characteristic {s.euler_characteristic}; {count} component{'' if count == 1 else 's'}{where}")
+    print(f"over {result.field}, {'exact' if result.exact else 'NOT exact'}, "
+          f"{len(result.faces.faces)} faces of the refined complex")
+    return 0
