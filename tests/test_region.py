@@ -3,14 +3,17 @@
 import pickle
 from fractions import Fraction
 
+import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from polyregions.networks.activations import relu
 from polyregions.networks.initializers import he_normal
 from polyregions.networks.network import Network
 from polyregions.regions import domains as dom
 from polyregions.regions._mesh import refine_mesh
-from polyregions.regions.complex import Region
+from polyregions.regions.complex import Region, _switching
 
 NET = Network.from_layers(1, [([[1]], [0], relu())])
 
@@ -45,3 +48,43 @@ def test_mesh_regions_survive_a_pickle_round_trip(dim):
     assert restored == complex_.regions
     assert all(r.contains_strictly(r.interior_point) for r in restored)
     assert [r.output_map for r in restored] == [r.output_map for r in complex_.regions]
+
+
+# ------------------------------------------------------------------- the complex's arrays, built fast
+
+
+@given(st.integers(1, 20), st.integers(1, 6), st.sampled_from([np.int8, np.int32, np.int64]), st.data())
+def test_switching_neurons_are_the_columns_where_the_patterns_differ(width, pieces, dtype, data):
+    rows = data.draw(st.lists(st.lists(st.integers(0, pieces - 1), min_size=width, max_size=width), min_size=2,
+                              max_size=8))
+    patterns = np.array(rows, dtype=dtype)
+    edges = np.array(data.draw(st.lists(st.tuples(st.integers(0, len(rows) - 1), st.integers(0, len(rows) - 1)),
+                                        min_size=1, max_size=12)), dtype=np.int64)
+    starts, columns = _switching(patterns, edges, chunk=data.draw(st.integers(1, 5)))
+    for e, (i, j) in enumerate(edges.tolist()):
+        expected = [c for c in range(width) if rows[i][c] != rows[j][c]]
+        assert columns[starts[e]:starts[e + 1]].tolist() == expected
+
+
+def test_the_summary_needs_no_region_geometry(monkeypatch):
+    from polyregions.regions._mesh.mesh_2d import Mesh2D
+
+    def refuse(self, patterns):
+        raise AssertionError("the summary built the regions' geometry")
+
+    monkeypatch.setattr(Mesh2D, "_face_geometry", refuse)
+    net = he_normal([2, 6, 6, 2], seed=1)
+    summary = refine_mesh(net, dom.box([-1, -1], [1, 1])).summary()
+    assert summary["activation_regions"] >= summary["linear_regions"] >= 1 and summary["exact"]
+
+
+@pytest.mark.parametrize("dim", [1, 2])
+def test_the_engine_arrays_are_those_of_the_tuples(dim):
+    import dataclasses
+
+    complex_ = refine_mesh(he_normal([dim, 5, 4], seed=2), dom.box([-1] * dim, [1] * dim))
+    rebuilt = dataclasses.replace(complex_)  # no arrays: the cached properties build them from the tuples
+    assert np.array_equal(complex_._pattern_matrix, rebuilt._pattern_matrix)
+    for ours, theirs in zip(complex_._edge_arrays, rebuilt._edge_arrays):
+        assert np.array_equal(ours, theirs)
+    assert [r.pattern for r in complex_.regions] == [tuple(row) for row in complex_._pattern_matrix.tolist()]

@@ -18,6 +18,9 @@ it by ``1 + 4 (n + 3) u`` per layer keeps it an upper bound. A parameter whose d
 ``u`` of it (beyond the double range, or non-zero below the normal range) makes every bound infinite, and an
 entry that overflowed proves nothing. A float answer is used only to prove two maps *different*; maps that may
 be equal are compared exactly.
+
+Two entries ``a``, ``b`` with bounds ``e_a``, ``e_b`` differ when ``|a - b| > e_a + e_b``; evaluated in floating
+point, ``fl(|a - b|) > fl(e_a + e_b)`` proves it, since rounding to nearest is monotone.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ import numpy as np
 if TYPE_CHECKING:
     from polyregions.networks.network import Network
 
-__all__ = ["float_output_maps", "maps_certainly_differ"]
+__all__ = ["float_output_maps", "maps_certainly_differ", "certainly_differ"]
 
 _U = 2.0 ** -53
 _SMALLEST_NORMAL = 2.0 ** -1022
@@ -79,8 +82,24 @@ def float_output_maps(net: "Network", patterns: Sequence[Sequence[int]]) -> tupl
 
 def maps_certainly_differ(maps: np.ndarray, bounds: np.ndarray, i: int, j: int) -> bool:
     """Whether the float maps of regions i and j prove the exact maps different."""
-    finite = np.isfinite(maps[i]) & np.isfinite(maps[j])  # an overflow leaves the error analysis
-    return bool(np.any(finite & (np.abs(maps[i] - maps[j]) > bounds[i] + bounds[j])))
+    return bool(certainly_differ(maps, bounds, np.array([i]), np.array([j]))[0])
+
+
+def certainly_differ(maps: np.ndarray, bounds: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """For every pair ``(first[e], second[e])`` of regions, whether their float maps prove the exact maps
+    different (a boolean array).
+
+    Examples
+    --------
+    >>> maps = np.array([[[1.0, 0.0]], [[1.0, 0.0]], [[2.0, 0.0]]])
+    >>> certainly_differ(maps, np.full_like(maps, 1e-15), np.array([0, 0]), np.array([1, 2])).tolist()
+    [False, True]
+    """
+    a, b = maps[first], maps[second]
+    with np.errstate(all="ignore"):
+        finite = np.isfinite(a) & np.isfinite(b)  # an overflow leaves the error analysis
+        apart = np.abs(a - b) > bounds[first] + bounds[second]
+    return (finite & apart).reshape(len(a), -1).any(axis=1)
 
 
 def _doubles(values: Sequence) -> np.ndarray | None:

@@ -14,12 +14,13 @@ from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable, Literal
 
-import networkx as nx
 import numpy as np
 
 from polyregions.exact.linalg import Matrix, Vector, dot
 
 if TYPE_CHECKING:
+    import networkx as nx
+
     from polyregions.networks.network import Network
     from polyregions.polyhedra.polytope import Polytope
     from polyregions.regions.domains import Domain
@@ -49,11 +50,9 @@ class Region:
 
     Attributes
     ----------
-    pattern : tuple of int
-        The activation pattern, as given.
     network : Network
-        The network in domain coordinates, as given. ``A``, ``b``, ``interior_point``, ``output_map``,
-        ``dim`` and ``polytope`` are properties, documented below.
+        The network in domain coordinates, as given. ``pattern``, ``A``, ``b``, ``interior_point``,
+        ``output_map``, ``dim`` and ``polytope`` are properties, documented below.
 
     See Also
     --------
@@ -75,9 +74,10 @@ class Region:
     (True, (((Fraction(1, 1),),), (Fraction(0, 1),)))
     """
 
-    pattern: tuple[int, ...]
     network: "Network"
-    _geometry: Callable[[], tuple[Matrix, Vector, Vector]]
+    # A region of an engine's output holds its index in a shared _Rows, in place of a pattern and a callable.
+    _pattern: "tuple[int, ...] | int"
+    _geometry: "Callable[[], tuple[Matrix, Vector, Vector]] | _Rows"
 
     def __init__(self, pattern: tuple[int, ...], A: Matrix, b: Vector, interior_point: Vector,
                  network: "Network"):
@@ -113,20 +113,56 @@ class Region:
         ((0,), (Fraction(-1, 1),))
         """
         region = cls.__new__(cls)
-        region._set(pattern, network, geometry)
+        region._set(tuple(pattern), network, geometry)
         return region
 
+    @classmethod
+    def _deferred_rows(cls, patterns: np.ndarray, network: "Network",
+                       geometry: Callable[[int], tuple[Matrix, Vector, Vector]]) -> list["Region"]:
+        """Deferred regions, one per row of the matrix ``patterns``: region ``i``'s pattern is row ``i``, read on
+        demand (a tuple per region would be most of a large complex's memory), and its ``(A, b,
+        interior_point)`` is ``geometry(i)``."""
+        rows = _Rows(patterns, geometry)
+        new = object.__new__
+        regions = [new(cls) for _ in range(len(patterns))]
+        for i, region in enumerate(regions):
+            region.__dict__.update(_pattern=i, network=network, _geometry=rows)  # what _set does, faster
+        return regions
+
     def _set(self, pattern, network, geometry) -> None:
-        object.__setattr__(self, "pattern", pattern)
+        object.__setattr__(self, "_pattern", pattern)
         object.__setattr__(self, "network", network)
         object.__setattr__(self, "_geometry", geometry)
+
+    @property
+    def pattern(self) -> tuple[int, ...]:
+        """The activation pattern: the piece of every neuron, in the order of ``Network.neurons``.
+
+        Examples
+        --------
+        >>> from polyregions.networks.constructions import sawtooth
+        >>> from polyregions.regions.domains import box
+        >>> from polyregions.regions.enumeration import enumerate_regions
+        >>> enumerate_regions(sawtooth(2), box([0], [1])).regions[0].pattern
+        (1, 0, 1, 0)
+        """
+        pattern = self._pattern
+        if isinstance(pattern, tuple):
+            return pattern
+        geometry = self._geometry
+        assert isinstance(geometry, _Rows)  # an index goes with the rows it indexes
+        return geometry.pattern(pattern)
 
     def __setattr__(self, name, value):
         raise AttributeError(f"Region is immutable: cannot set {name!r}")
 
     @cached_property
     def _exact(self) -> tuple[Matrix, Vector, Vector]:
-        return self._geometry()
+        geometry, pattern = self._geometry, self._pattern
+        if isinstance(geometry, _Rows):
+            assert isinstance(pattern, int)  # the rows go with an index
+            return geometry.geometry(pattern)
+        return geometry()
 
     @property
     def A(self) -> Matrix:
@@ -299,6 +335,20 @@ class Region:
         return png_picture(draw)
 
 
+class _Rows:
+    """The regions of an engine's output: region ``i``'s pattern is row ``i`` of a shared matrix, read as a
+    tuple of ints on demand, and its geometry is ``geometry(i)``."""
+
+    __slots__ = ("matrix", "geometry")
+
+    def __init__(self, matrix: np.ndarray, geometry: Callable[[int], tuple[Matrix, Vector, Vector]]):
+        self.matrix = matrix
+        self.geometry = geometry
+
+    def pattern(self, index: int) -> tuple[int, ...]:
+        return tuple(self.matrix[index].tolist())
+
+
 @dataclass(frozen=True)
 class RegionComplex:
     """The activation regions of a network in a domain, their adjacency and their linear regions.
@@ -360,7 +410,7 @@ class RegionComplex:
         return len(self.regions)
 
     @cached_property
-    def graph(self) -> nx.Graph:
+    def graph(self) -> "nx.Graph":
         """The region adjacency graph: node i is ``regions[i]`` (attribute ``pattern``); an edge per shared
         facet, with attribute ``neurons`` (the sorted neurons that switch there).
 
@@ -373,6 +423,8 @@ class RegionComplex:
         >>> sorted(enumerate_regions(net, box([-1, -1], [1, 1])).graph.edges(data="neurons"))
         [(0, 1, (1,)), (0, 2, (0,)), (1, 3, (0,)), (2, 3, (1,))]
         """
+        import networkx as nx
+
         graph = nx.Graph()
         for i, region in enumerate(self.regions):
             graph.add_node(i, pattern=region.pattern)
@@ -385,7 +437,9 @@ class RegionComplex:
         """The linear regions, as sets of activation-region indices (sorted by smallest member).
 
         A linear region is a connected component of the adjacency graph restricted to the edges across which
-        the output map ``(M, c)`` stays the same (decided exactly).
+        the output map ``(M, c)`` stays the same (decided exactly: neighbours that differ in one neuron have the
+        same map exactly when the output's gradient with respect to that neuron is zero; see
+        :mod:`polyregions.regions._linear_regions`).
 
         Examples
         --------
@@ -398,18 +452,40 @@ class RegionComplex:
         >>> enumerate_regions(net, box([-1], [1])).linear_regions
         (frozenset({0, 1}),)
         """
-        from polyregions.regions._affine_maps import float_output_maps, maps_certainly_differ
+        roots = self._linear_roots
+        order = np.argsort(roots, kind="stable")  # members of a component in increasing order, components by root
+        starts = np.flatnonzero(np.r_[True, roots[order][1:] != roots[order][:-1]]).tolist()
+        members = order.tolist()
+        return tuple(frozenset(members[a:b]) for a, b in zip(starts, starts[1:] + [len(members)]))
 
-        same_map = nx.Graph()
-        same_map.add_nodes_from(range(len(self.regions)))
-        if self.adjacency:
-            net = self.regions[0].network
-            maps, bounds = float_output_maps(net, [r.pattern for r in self.regions])
-            same_map.add_edges_from(
-                (i, j) for i, j, _ in self.adjacency
-                if not maps_certainly_differ(maps, bounds, i, j)
-                and self.regions[i].output_map == self.regions[j].output_map)
-        return tuple(sorted((frozenset(c) for c in nx.connected_components(same_map)), key=min))
+    @cached_property
+    def _linear_roots(self) -> np.ndarray:
+        """The smallest region of every region's linear region (one entry per region)."""
+        from polyregions.regions._linear_regions import linear_region_roots
+
+        pairs, switches, neurons = self._edge_arrays
+        if not len(pairs):
+            return np.arange(len(self.regions), dtype=np.int64)
+        return linear_region_roots(self.regions[0].network, self._pattern_matrix, pairs, switches, neurons)
+
+    def _num_linear_regions(self) -> int:
+        roots = self._linear_roots
+        return int(np.count_nonzero(roots == np.arange(roots.size)))
+
+    @cached_property
+    def _pattern_matrix(self) -> np.ndarray:
+        """The patterns as a matrix, a row per region (set by the engines; built from the regions otherwise)."""
+        width = self.network.num_neurons
+        return np.array([r.pattern for r in self.regions], dtype=np.int64).reshape(len(self.regions), width)
+
+    @cached_property
+    def _edge_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(pairs, switches, neurons)``: the adjacent pairs as an array with two columns, how many neurons
+        switch across each and one of them (set by the engines; built from ``adjacency`` otherwise)."""
+        pairs = np.array([(i, j) for i, j, _ in self.adjacency], dtype=np.int64).reshape(-1, 2)
+        switches = np.array([len(n) for _, _, n in self.adjacency], dtype=np.int64)
+        neurons = np.array([min(n, default=0) for _, _, n in self.adjacency], dtype=np.int64)
+        return pairs, switches, neurons
 
     def region_of(self, t: Vector) -> int | None:
         """The index of the region whose interior holds ``t``.
@@ -462,7 +538,7 @@ class RegionComplex:
             "domain_dim": self.domain.dim,
             "neurons": self.network.num_neurons,
             "activation_regions": len(self.regions),
-            "linear_regions": len(self.linear_regions),
+            "linear_regions": self._num_linear_regions(),
             "adjacencies": len(self.adjacency),
             "exact": self.exact,
             "engine": self.engine,
@@ -493,7 +569,7 @@ class RegionComplex:
         return html_table("RegionComplex", [
             ("domain", f"{self.domain.kind}, dimension {self.domain.dim}"),
             ("activation regions", len(self.regions)),
-            ("linear regions", len(self.linear_regions)),
+            ("linear regions", self._num_linear_regions()),
             ("adjacent pairs", len(self.adjacency)),
             ("neurons", self.network.num_neurons),
             ("exact", yes_no(self.exact)),
@@ -527,24 +603,99 @@ def complex_from_arrays(network, domain, regions: list[Region], patterns: np.nda
     of adjacent regions, vectorised for complexes of many thousands of regions."""
     count, width = patterns.shape
     if width and 0 <= patterns.min() and patterns.max() < 255:
-        # Rows as byte strings sort like the tuples; +1 keeps numpy from dropping trailing zero bytes.
+        # Rows as byte strings sort like the tuples; +1 keeps numpy from dropping trailing zero bytes. The
+        # patterns are distinct, so any sort gives the one order.
         keys = np.ascontiguousarray((patterns + 1).astype(np.uint8)).view(f"S{width}").ravel()
-        order = np.argsort(keys, kind="stable")
+        order = np.argsort(keys)
+        del keys
     else:
         order = np.lexsort(patterns.T[::-1]) if width else np.arange(count)
     rank = np.empty(count, dtype=np.int64)
     rank[order] = np.arange(count)
+    ordered = patterns[order]
     adjacency: tuple = ()
+    edges = np.zeros((0, 2), dtype=np.int64)
+    switches = neurons = np.zeros(0, dtype=np.int64)
     if len(pairs):
-        edges = np.unique(np.sort(rank[np.asarray(pairs)], axis=1), axis=0)
-        ordered = patterns[order]
-        rows, columns = np.nonzero(ordered[edges[:, 0]] != ordered[edges[:, 1]])
-        bounds = np.searchsorted(rows, np.arange(len(edges) + 1)).tolist()
-        neurons = columns.tolist()
-        adjacency = tuple((i, j, frozenset(neurons[bounds[e]:bounds[e + 1]]))
-                          for e, (i, j) in enumerate(edges.tolist()))
-    return RegionComplex(network, domain, tuple(regions[i] for i in order.tolist()), adjacency,
-                         exact=exact, engine=engine)
+        ranked = np.sort(rank[np.asarray(pairs, dtype=np.int64)], axis=1)
+        keys = np.unique(ranked[:, 0] * count + ranked[:, 1])  # sorted like the pairs (i, j)
+        edges = np.stack([keys // count, keys % count], axis=1)
+        starts, columns = _switching(ordered, edges)
+        switches = np.diff(starts)
+        neurons = np.zeros(len(edges), dtype=np.int64)
+        neurons[switches > 0] = columns[starts[:-1][switches > 0]]
+        adjacency = _adjacency(edges, starts, columns, switches, neurons, count, width)
+    complex_ = RegionComplex(network, domain, tuple(map(regions.__getitem__, order.tolist())), adjacency,
+                             exact=exact, engine=engine)
+    # The arrays the counts are computed from, as the cached properties would build them from the tuples.
+    complex_.__dict__["_pattern_matrix"] = ordered
+    complex_.__dict__["_edge_arrays"] = (edges, switches, neurons)
+    return complex_
+
+
+def _switching(patterns: np.ndarray, edges: np.ndarray, chunk: int = 16384) -> tuple[np.ndarray, np.ndarray]:
+    """The neurons that switch across every edge: ``columns[starts[e]:starts[e + 1]]`` for edge ``e``.
+
+    Patterns of small pieces are compared eight neurons at a time, as 64-bit words: an edge whose words differ
+    in one byte of one word has one switching neuron, found from the lowest set bit of the words' XOR; the others
+    are compared neuron by neuron. Edges go in chunks, so that no edges x neurons matrix is ever whole.
+    """
+    count, width = patterns.shape
+    number = np.ones(len(edges), dtype=np.int64)
+    first = np.zeros(len(edges), dtype=np.int64)
+    slow = np.arange(len(edges))
+    if width and patterns.dtype.itemsize == 1:
+        bytes_ = np.zeros((count, -(-width // 8) * 8), dtype=np.uint8)
+        bytes_[:, :width] = patterns.view(np.uint8)
+        words = bytes_.view(np.uint64)
+        slow_parts = []
+        for start in range(0, len(edges), chunk):
+            part = edges[start:start + chunk]
+            x = words[part[:, 0]] ^ words[part[:, 1]]
+            differ = x != 0
+            one = np.flatnonzero(differ.sum(axis=1) == 1)
+            word = differ[one].argmax(axis=1)
+            value = x[one, word]
+            low = value & (~value + np.uint64(1))  # the lowest set bit, a power of two: exact as a double
+            byte = (np.log2(low.astype(np.float64)).astype(np.int64)) // 8
+            single = (value >> (8 * byte).astype(np.uint64)) < 256  # every set bit in that one byte
+            # (a little-endian view: byte b of word w is neuron 8 w + b)
+            first[start + one[single]] = 8 * word[single] + byte[single]
+            mask = np.ones(len(part), dtype=bool)
+            mask[one[single]] = False
+            slow_parts.append(start + np.flatnonzero(mask))
+        slow = np.concatenate(slow_parts)
+        del bytes_, words
+    listed: dict[int, np.ndarray] = {}
+    for start in range(0, len(slow), chunk):
+        part = slow[start:start + chunk]
+        rows, columns = np.nonzero(patterns[edges[part, 0]] != patterns[edges[part, 1]])
+        number[part] = np.bincount(rows, minlength=len(part))
+        bounds = np.searchsorted(rows, np.arange(len(part) + 1))
+        for k, e in enumerate(part.tolist()):
+            listed[e] = columns[bounds[k]:bounds[k + 1]]
+    starts = np.zeros(len(edges) + 1, dtype=np.int64)
+    np.cumsum(number, out=starts[1:])
+    columns = first[np.repeat(np.arange(len(edges)), number)] if not listed else np.empty(int(starts[-1]), np.int64)
+    if listed:
+        columns[starts[:-1][number == 1]] = first[number == 1]
+        for e, found in listed.items():
+            columns[starts[e]:starts[e + 1]] = found
+    return starts, columns
+
+
+def _adjacency(edges: np.ndarray, starts: np.ndarray, columns: np.ndarray, switches: np.ndarray,
+               neurons: np.ndarray, count: int, width: int) -> tuple[tuple[int, int, frozenset[int]], ...]:
+    """The ``adjacency`` tuple; equal neuron sets (one neuron, mostly) share one frozenset, and region indices
+    share their int objects."""
+    single = [frozenset((n,)) for n in range(width)]
+    sets: list[frozenset[int]] = list(map(single.__getitem__, neurons.tolist()))
+    bounds, listed = starts.tolist(), columns.tolist()
+    for e in np.flatnonzero(switches != 1).tolist():
+        sets[e] = frozenset(listed[bounds[e]:bounds[e + 1]])
+    index = list(range(count))
+    return tuple(zip(map(index.__getitem__, edges[:, 0].tolist()), map(index.__getitem__, edges[:, 1].tolist()),
+                     sets))
 
 
 __all__ += ["sorted_complex", "complex_from_arrays"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from fractions import Fraction
 from typing import TYPE_CHECKING, Sequence
 
@@ -11,7 +10,7 @@ import numpy as np
 from polyregions.errors import InvalidInputError
 from polyregions.regions._mesh.mesh_1d import Mesh1D
 from polyregions.regions._mesh.mesh_2d import Mesh2D
-from polyregions.regions._mesh.support import collector_paused
+from polyregions.regions._mesh.support import collector_paused, one_blas_thread
 from polyregions.regions.complex import Region, RegionComplex, complex_from_arrays
 
 if TYPE_CHECKING:
@@ -89,15 +88,5 @@ def _run(net: "Network", A, b, *, progress: bool) -> tuple[list[Region], np.ndar
     A = tuple(tuple(Fraction(v) for v in row) for row in A)
     b = tuple(Fraction(v) for v in b)
     engine = (Mesh1D if net.input_dim == 1 else Mesh2D)(net, A, b)
-    with _one_blas_thread():
+    with one_blas_thread():
         return engine.run(progress=progress)
-
-
-def _one_blas_thread():
-    """One BLAS thread, when threadpoolctl is installed: the engine's mid-sized matrix products gain little from
-    threads and lose an order of magnitude when the cores are shared with other work."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")

@@ -15,7 +15,7 @@ from polyregions._progress import progress_bar
 from polyregions.exact._integers import primitive
 from polyregions.networks._float_filter import activate, certified_signs, doubles, float_layer, forward_layer
 from polyregions.regions._mesh.exact_maps import ExactMaps
-from polyregions.regions._mesh.support import ABOVE, BELOW, ON, SIDE_OF_SIGN, UNPROVEN, ComputedOnce, grow, tuples
+from polyregions.regions._mesh.support import ABOVE, BELOW, ON, SIDE_OF_SIGN, UNPROVEN, ComputedOnce, grow, padded
 from polyregions.regions.complex import Region
 
 if TYPE_CHECKING:
@@ -27,6 +27,7 @@ __all__ = ["Mesh"]
 # What the float state becomes once the output is built (read-only: nothing may write to it then).
 _RELEASED = np.empty((0, 0), dtype=np.int8)
 _RELEASED.flags.writeable = False
+_ROWS = 8192  # vertices per block when a layer's values are computed
 
 
 class Mesh(ABC):
@@ -89,7 +90,7 @@ class Mesh(ABC):
 
     @abstractmethod
     def _adjacent_pairs(self) -> np.ndarray:
-        """Index pairs ``(i, j)`` of faces sharing a facet (an array with two columns)."""
+        """Index pairs ``(i, j)`` of faces sharing a facet (an array with two columns; a pair may repeat)."""
 
     @abstractmethod
     def _face_geometry(self, patterns: np.ndarray) -> list[tuple[Matrix, Vector, Vector]]:
@@ -169,39 +170,55 @@ class Mesh(ABC):
             self.E[v, :width] = errors
             self.S[v, :len(sides)] = sides
 
-    def _sides(self, q: int, Z: np.ndarray, E: np.ndarray) -> np.ndarray:
+    def _sides(self, q: int, Z: np.ndarray, E: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """Proven sides (vertices x hyperplanes; ``ON``, ``ABOVE``, ``BELOW`` or ``UNPROVEN``) of the
-        pre-activations ``Z`` (columns: units) with bounds ``E`` against layer ``q``'s breakpoints."""
+        pre-activations ``Z`` (columns: units) with bounds ``E`` against layer ``q``'s breakpoints, written into
+        the first columns of ``out`` when given; a new matrix has its columns padded with ``ON`` to a multiple of
+        8 (:func:`~.support.padded`)."""
         fa = self.flayers[q].activation
         T = fa.breakpoints.size
-        S = np.empty((Z.shape[0], Z.shape[1] * T), dtype=np.int8)
+        columns = Z.shape[1] * T
+        S = np.zeros((Z.shape[0], padded(columns)), dtype=np.int8) if out is None else out
         for k in range(T):
-            S[:, k::T] = SIDE_OF_SIGN[certified_signs(Z, E, fa.breakpoints[k], fa.breakpoint_errors[k]) + 1]
+            S[:, k:columns:T] = SIDE_OF_SIGN[certified_signs(Z, E, fa.breakpoints[k], fa.breakpoint_errors[k]) + 1]
         return S
 
     # the layer loop ------------------------------------------------------------------------------------
 
     def run(self, *, progress: bool = False) -> tuple[list[Region], np.ndarray, np.ndarray]:
         """Refine layer by layer; return the regions, their pattern matrix (a row per region, a column per
-        neuron) and the pairs ``(i, j)`` of regions sharing a facet (an array with two columns)."""
+        neuron) and the pairs ``(i, j)`` of regions sharing a facet (an array with two columns; a pair may
+        repeat)."""
         self._initial_mesh()
         self.flayers = [float_layer(layer.weight, layer.bias, layer.activation) for layer in self.layers]
         total = sum(len(layer.weight) * len(layer.activation.breakpoints) for layer in self.layers)
-        h_val, e_val = doubles(self.corner_points)
+        corners, corner_errors = doubles(self.corner_points)
         with progress_bar(total=total, desc="breakpoints", enabled=progress) as bar:
             for q, layer in enumerate(self.layers):
-                if q > 0:
-                    h_val, e_val = activate(self.flayers[q - 1], self.Z[:self.nv], self.E[:self.nv])
-                Z, E = forward_layer(self.flayers[q], h_val, e_val)
-                width = Z.shape[1]
-                self.Z = grow(Z, 2 * self.nv)
-                self.E = grow(E, 2 * self.nv)
+                width = len(layer.weight)
+                # Room for the vertices the layer will add (a few times as many as it starts with, as measured
+                # on He-normal networks): rows are touched only when written, so unused room costs address
+                # space rather than memory, while growing a large array copies it.
+                room = 4 * self.nv + 4096
+                Z, E = np.zeros((room, width)), np.zeros((room, width))
+                for start in range(0, self.nv, _ROWS):  # in blocks of rows: no temporary of the whole layer
+                    rows = slice(start, min(start + _ROWS, self.nv))
+                    if q > 0:
+                        h_val, e_val = activate(self.flayers[q - 1], self.Z[rows], self.E[rows])
+                    else:
+                        h_val, e_val = corners[rows], corner_errors[rows]
+                    Z[rows], E[rows] = forward_layer(self.flayers[q], h_val, e_val)
+                self.Z, self.E, self.S = Z, E, _RELEASED  # the previous layer's state goes
+                del Z, E
                 if layer.activation.is_linear:
                     self.pieces.append(None)
                     self.ancestors.append(np.arange(self.nf, dtype=np.int64))
                     continue
                 T = len(layer.activation.breakpoints)
-                self.S = grow(self._sides(q, Z, E), 2 * self.nv)
+                self.S = np.zeros((room, padded(width * T)), dtype=np.int8)
+                for start in range(0, self.nv, _ROWS):
+                    rows = slice(start, min(start + _ROWS, self.nv))
+                    self._sides(q, self.Z[rows], self.E[rows], out=self.S[rows])
                 self.anc = grow(np.arange(self.nf, dtype=np.int64), 2 * self.nf)
                 unsure = np.flatnonzero((self.S[:self.nv] == UNPROVEN).any(axis=1))
                 if unsure.size:
@@ -210,8 +227,9 @@ class Mesh(ABC):
                 for h in range(width * T):
                     self._split(q, h)
                     bar.update(1)
-                code = self.code[:self.nf].reshape(self.nf, width, T)
-                self.pieces.append((code == ABOVE).sum(axis=2).astype(np.int8 if T < 127 else np.int32))
+                above = (self.code[:self.nf, :width * T] == ABOVE).reshape(self.nf, width, T)
+                kind = np.int8 if T < 127 else np.int32
+                self.pieces.append(above[:, :, 0].astype(kind) if T == 1 else above.sum(axis=2, dtype=kind))
                 self.ancestors.append(self.anc[:self.nf].copy())
         return self._output()
 
@@ -220,9 +238,7 @@ class Mesh(ABC):
         patterns = self._pattern_matrix(self.nf)
         pairs = self._adjacent_pairs()
         geometry = ComputedOnce(partial(self._face_geometry, patterns))
-        net = self.net
-        regions = [Region.deferred(pattern, net, partial(geometry.item, f))
-                   for f, pattern in enumerate(tuples(patterns))]
+        regions = Region._deferred_rows(patterns, self.net, geometry.item)
         return regions, patterns, pairs
 
     def _crossed(self, q: int, h: int):
@@ -238,25 +254,27 @@ class Mesh(ABC):
         error bounds and proven sides; sides the bounds leave open are decided exactly in ``vertex_faces``."""
         Zn[:, unit] = fa.breakpoints[bp]
         En[:, unit] = fa.breakpoint_errors[bp]
-        Sn = self._new_vertex_sides(q, h, Zn, En)
-        end = self.nv + len(new_ids)
+        start, end = self.nv, self.nv + len(new_ids)
+        assert not new_ids.size or (new_ids[0] == start and new_ids[-1] == end - 1)  # the next ids, in order
         self.Z, self.E, self.S = grow(self.Z, end), grow(self.E, end), grow(self.S, end)
-        self.Z[new_ids], self.E[new_ids], self.S[new_ids] = Zn, En, Sn
+        self.Z[start:end], self.E[start:end] = Zn, En
+        Sn = self.S[start:end]
+        Sn[:] = ON
+        self._new_vertex_sides(q, h, Zn, En, Sn)
         self.nv = end
         unsure = np.flatnonzero((Sn == UNPROVEN).any(axis=1))
         self._resolve(q, new_ids[unsure], vertex_faces[unsure])
 
-    def _new_vertex_sides(self, q: int, h: int, Zn: np.ndarray, En: np.ndarray) -> np.ndarray:
-        """Sides of new vertices created on hyperplane ``h``: proven for the later units, exact on ``h``'s own
-        unit, ``ON`` (never read) for the earlier ones."""
+    def _new_vertex_sides(self, q: int, h: int, Zn: np.ndarray, En: np.ndarray, S: np.ndarray) -> None:
+        """Write into ``S`` (all ``ON``) the sides of new vertices created on hyperplane ``h``: proven for the
+        later units, exact on ``h``'s own unit, ``ON`` (never read) for the earlier ones."""
         T = self.flayers[q].activation.breakpoints.size
         unit, bp = divmod(h, T)
-        S = np.zeros((Zn.shape[0], Zn.shape[1] * T), dtype=np.int8)
-        S[:, (unit + 1) * T:] = self._sides(q, Zn[:, unit + 1:], En[:, unit + 1:])
+        width = Zn.shape[1]
+        self._sides(q, Zn[:, unit + 1:], En[:, unit + 1:], out=S[:, (unit + 1) * T:width * T])
         xi = self.layers[q].activation.breakpoints
         for k in range(T):
             S[:, unit * T + k] = ABOVE if xi[bp] > xi[k] else (BELOW if xi[bp] < xi[k] else ON)
-        return S
 
     def _pattern_matrix(self, faces: int) -> np.ndarray:
         """Pieces of every neuron (columns in the order of ``Network.neurons``) for faces ``0..faces-1``."""

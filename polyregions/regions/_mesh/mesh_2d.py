@@ -13,7 +13,7 @@ from polyregions.exact._integers import lcm
 from polyregions.exact.linalg import Matrix, Vector
 from polyregions.networks._float_filter import doubles, interpolate
 from polyregions.regions._mesh.mesh import Mesh
-from polyregions.regions._mesh.support import ABOVE, BELOW, KEY, MeshError, grow, ragged
+from polyregions.regions._mesh.support import ABOVE, BELOW, KEY, MeshError, grow, or_rows, ragged
 
 __all__ = ["Mesh2D"]
 
@@ -21,6 +21,9 @@ __all__ = ["Mesh2D"]
 class Mesh2D(Mesh):
     """Faces are counter-clockwise vertex cycles in a pool (``fstart``, ``flen``); ``pl[i]`` is the line of the
     edge from ``pv[i]`` to the next vertex of its cycle. Every vertex is the meeting point of two lines."""
+
+    _met: np.ndarray   # per region of the previous layers: met by the current hyperplane (scratch, all False)
+    _rank: np.ndarray  # per region of the previous layers: its rank among those met (scratch)
 
     def _initial_mesh(self) -> None:
         corners, rows = _polygon(self.A, self.b)
@@ -72,8 +75,11 @@ class Mesh2D(Mesh):
 
     def _start_layer(self, q: int) -> None:
         self._compact()
-        code = np.bitwise_or.reduceat(self.S[self.pv[:self.ptop]], self.fstart[:self.nf], axis=0)
+        code = or_rows(self.S, self.pv[:self.ptop], self.fstart[:self.nf], 0)
         self.code = grow(code, 2 * self.nf)
+        # Scratch for the regions of the previous layers that a hyperplane meets (see _split).
+        self._met = np.zeros(self.nf, dtype=bool)
+        self._rank = np.zeros(self.nf, dtype=np.int64)
 
     def _split(self, q: int, h: int) -> None:
         faces, fa, unit, bp = self._crossed(q, h)
@@ -92,9 +98,14 @@ class Mesh2D(Mesh):
         cross = (s | s[nxt]) == ABOVE | BELOW
         ci = np.flatnonzero(cross)
         owner = np.repeat(np.arange(nf, dtype=np.int64), lens)
-        # One chord line per region of the previous layers met by this hyperplane.
-        regions, region_of_face = np.unique(self.anc[faces], return_inverse=True)
-        chord = self._add_lines(q, unit, bp, regions)[region_of_face]
+        # One chord line per region of the previous layers met by this hyperplane (in increasing order; marking
+        # them in an array the size of those regions is quicker than sorting the faces' regions).
+        ancestor = self.anc[faces]
+        self._met[ancestor] = True
+        regions = np.flatnonzero(self._met)
+        self._met[regions] = False
+        self._rank[regions] = np.arange(regions.size)
+        chord = self._add_lines(q, unit, bp, regions)[self._rank[ancestor]]
         # New vertices, one per crossing edge (an interior edge is seen from both of its faces).
         u, w = verts[ci], verts[nxt[ci]]
         key = np.minimum(u, w) * KEY + np.maximum(u, w)
@@ -166,15 +177,15 @@ class Mesh2D(Mesh):
         self.code[faces, h] = sideA
         self.code[new_faces, h] = (ABOVE | BELOW) ^ sideA
         if h + 1 < self.code.shape[1]:
-            bits = self.S[np.concatenate([vA, vB]), h + 1:]
             starts = np.concatenate([endA + 1 - lenA, vA.size + endB + 1 - lenB])
-            reduced = np.bitwise_or.reduceat(bits, starts, axis=0)
+            reduced = or_rows(self.S, np.concatenate([vA, vB]), starts, h + 1)
             self.code[faces, h + 1:] = reduced[:nf]
             self.code[new_faces, h + 1:] = reduced[nf:]
         self.nf += nf
 
     def _adjacent_pairs(self) -> np.ndarray:
-        """The two faces of every interior edge (an edge appears once in each of its faces' cycles)."""
+        """The two faces of every interior edge (an edge appears once in each of its faces' cycles); two faces
+        that share a facet cut into several edges appear once per edge."""
         self._compact()
         nf, total = self.nf, self.ptop
         owner = np.repeat(np.arange(nf, dtype=np.int64), self.flen[:nf])
@@ -183,8 +194,7 @@ class Mesh2D(Mesh):
         order = np.argsort(key, kind="stable")
         sk = key[order]
         same = np.flatnonzero(sk[1:] == sk[:-1])
-        pairs = np.stack([owner[order[same]], owner[order[same + 1]]], axis=1)
-        return np.unique(np.sort(pairs, axis=1), axis=0)
+        return np.stack([owner[order[same]], owner[order[same + 1]]], axis=1)
 
     def _next_in_cycle(self) -> np.ndarray:
         """For every position of the (compacted) pool, the position of the next vertex of its face's cycle."""

@@ -1,6 +1,5 @@
-"""What the parts of the mesh engine share: vertex sides as bits, growable and ragged arrays, faces' patterns as
-tuples, geometry computed once on demand, the engine's internal error, and a pause of the garbage collector
-around bulk object creation."""
+"""What the parts of the mesh engine share: vertex sides as bits, growable and ragged arrays, geometry computed
+once on demand, the engine's internal error, and a pause of the garbage collector around bulk object creation."""
 
 from __future__ import annotations
 
@@ -13,8 +12,8 @@ import numpy as np
 
 from polyregions.errors import PolyregionsError
 
-__all__ = ["KEY", "ON", "ABOVE", "BELOW", "UNPROVEN", "SIDE_OF_SIGN", "collector_paused", "ragged", "tuples", "grow",
-           "ComputedOnce", "MeshError"]
+__all__ = ["KEY", "ON", "ABOVE", "BELOW", "UNPROVEN", "SIDE_OF_SIGN", "collector_paused", "ragged", "grow",
+           "padded", "or_rows", "one_blas_thread", "ComputedOnce", "MeshError"]
 
 #: Key of an unordered pair of vertex ids ``(u, w)``, ``u <= w``: ``u * KEY + w``.
 KEY = np.int64(1) << 31
@@ -44,21 +43,22 @@ def collector_paused():
             gc.enable()
 
 
+def one_blas_thread() -> contextlib.AbstractContextManager:
+    """One BLAS thread, when threadpoolctl is installed: the engines' mid-sized matrix products gain little from
+    threads and lose an order of magnitude when the cores are shared with other work (idle BLAS threads also
+    spin, which costs CPU time for nothing)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 def ragged(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """Concatenated ranges ``starts[i] .. starts[i] + lengths[i] - 1``."""
     total = int(lengths.sum())
     offsets = np.cumsum(lengths) - lengths
     return np.arange(total, dtype=np.int64) + np.repeat(starts - offsets, lengths)
-
-
-def tuples(patterns: np.ndarray) -> list[tuple[int, ...]]:
-    """The rows of a matrix of small non-negative integers as tuples of ints (through bytes: fast)."""
-    n = patterns.shape[1]
-    if n == 0 or patterns.max(initial=0) > 127:
-        return list(map(tuple, patterns.tolist()))
-    data = np.ascontiguousarray(patterns, dtype=np.int8).tobytes()
-    return [tuple(data[i:i + n]) for i in range(0, len(data), n)]
-
 
 
 def grow(array: np.ndarray, needed: int) -> np.ndarray:
@@ -69,6 +69,27 @@ def grow(array: np.ndarray, needed: int) -> np.ndarray:
     grown = np.zeros((size,) + array.shape[1:], dtype=array.dtype)
     grown[:array.shape[0]] = array
     return grown
+
+
+def padded(columns: int) -> int:
+    """The number of columns of a side matrix with ``columns`` hyperplanes: rounded up to a multiple of 8, so
+    that a row is a whole number of 64-bit words (the padding columns stay ``ON``: no hyperplane)."""
+    return -(-columns // 8) * 8
+
+
+def or_rows(S: np.ndarray, rows: np.ndarray, starts: np.ndarray, first: int) -> np.ndarray:
+    """``np.bitwise_or.reduceat(S[rows, first:], starts, axis=0)`` for a C-contiguous int8 matrix whose rows
+    are whole 64-bit words, computed on the words: eight columns per operation.
+
+    Examples
+    --------
+    >>> S = np.arange(32, dtype=np.int8).reshape(2, 16)
+    >>> or_rows(S, np.array([0, 1]), np.array([0]), 3).tolist() == [(S[0, 3:] | S[1, 3:]).tolist()]
+    True
+    """
+    word = first // 8
+    reduced = np.bitwise_or.reduceat(S.view(np.uint64)[rows, word:], starts, axis=0)
+    return reduced.view(np.int8)[:, first - 8 * word:]
 
 
 class ComputedOnce:
