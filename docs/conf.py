@@ -54,7 +54,8 @@ suppress_warnings = ["ref.python"]
 
 # --- API pages ----------------------------------------------------------------------------------------------
 
-LAYERS = ["exact", "polyhedra", "networks", "regions", "measures", "experiments", "arrangements", "plotting", "cli"]
+LAYERS = ["exact", "polyhedra", "networks", "regions", "measures", "experiments", "arrangements", "plotting", "explore",
+          "cli"]
 TOP_MODULES = ["errors", "testing"]  # the rest of the top level: errors and assertion helpers
 
 
