@@ -1,4 +1,9 @@
-"""Boundary geometry: distances of many points in 784-D, regions along lines, exact boundary volumes in 2-D."""
+"""Boundary geometry: distances of many points in 784-D, regions along lines, exact boundary volumes in 2-D and 4-D.
+
+The 4-D case is ``polyregions boundary NET --box=-1,1`` on He [4, 12, 12]: before the face complex was built from
+integer double descriptions and triangulated through its own lattice (issue 17, item 5) it did not finish in
+300 s; on [4, 8, 8] it took 143 s against 4.5 s after, in one run on the same machine (enumeration included).
+"""
 
 from __future__ import annotations
 
@@ -49,10 +54,28 @@ def _volumes():
     return f"length {v.values[0]:.4f}, {int(v.values[1])} vertices"
 
 
+def _volumes_4d():
+    import time
+
+    from polyregions.measures.volumes import boundary_volumes
+    from polyregions.regions.domains import box
+    from polyregions.regions.enumeration import enumerate_regions
+
+    net = he_normal([4, 12, 12], seed=0)
+    started = time.perf_counter()
+    complex_ = enumerate_regions(net, box([-1] * 4, [1] * 4))
+    enumerated = time.perf_counter()
+    v = boundary_volumes(complex_)
+    done = time.perf_counter()
+    return (f"{len(complex_)} regions in {enumerated - started:.1f} s, volumes in {done - enumerated:.1f} s: "
+            f"{', '.join(f'{x:.4g}' for x in v.values)}")
+
+
 def cases():
     return [
         ("distances to activation boundaries, 10k points, [784,64,64,64]", _distances("activation")),
         ("distances to B_N, 10k points, [784,64,64,64]", _distances("linear")),
         ("regions along 100 lines through 0, [784,64,64,64]", _lines),
         ("exact B_N volumes, [2,64,64,64] in [-1,1]^2", _volumes),
+        ("exact B_N volumes, He [4,12,12] in [-1,1]^4", _volumes_4d),
     ]

@@ -1,5 +1,6 @@
-"""The faces of one cell of a region complex, exactly: the ends of an interval, the edges of a polygon, the face
-lattice of a polytope; and the rows of the domain tight at given points (which faces lie on its boundary)."""
+"""The faces of one cell of a region complex, exactly: the ends of an interval, the edges of a polygon (the face
+lattice of a polytope is in :mod:`polyregions.measures._cell_lattice`); and the rows of the domain tight at given
+points (which faces lie on its boundary)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from polyregions.errors import CertificateError
 from polyregions.exact._integers import primitive
 from polyregions.exact.linalg import dot
 
-__all__ = ["interval", "polygon_edges", "face_lattice_of", "interior_flags", "tight_rows"]
+__all__ = ["interval", "polygon_edges", "interior_flags", "tight_rows"]
 
 
 def interval(A, b) -> tuple[Fraction, Fraction]:
@@ -63,17 +64,6 @@ def polygon_edges(A, b) -> list[tuple[tuple[Fraction, Fraction], tuple[Fraction,
     if len(edges) < 3:
         raise CertificateError(f"face_complex: expected a bounded polygon, got {len(edges)} edges from rows {rows}")
     return edges
-
-
-def face_lattice_of(region, d: int):
-    """The face lattice of a bounded region of dimension ``d >= 3`` and its vertices."""
-    from polyregions.polyhedra.polytope import Polytope
-
-    polytope = Polytope(region.A, region.b, d)
-    lattice = polytope.faces()
-    if polytope.rays() or polytope.lineality():
-        raise CertificateError("face_complex: an unbounded region in a bounded domain")
-    return lattice, polytope.vertices()
 
 
 def interior_flags(order, vertices, A, b) -> list[bool]:

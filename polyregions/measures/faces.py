@@ -11,6 +11,9 @@ neurons *tight* on it (pre-activation at one of the neuron's breakpoints on the 
 region each neuron lies between two consecutive breakpoints, so a neuron tight at one relative-interior point of
 a face is tight on all of it). The complex property is checked (every interior ``(d-1)``-face has exactly two
 regions, every boundary one exactly one); a failure raises :class:`~polyregions.errors.CertificateError`.
+In dimension 3 and more each region's vertices come from a double description on integers
+(:mod:`~polyregions.measures._cell_lattice`), and the faces of all regions are read off the rows tight at their
+vertices at once (:mod:`~polyregions.measures._complex_faces`): no linear program and no hull is involved.
 
 The boundary
 ------------
@@ -50,6 +53,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
@@ -57,8 +61,10 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Sequence
 
 from polyregions.errors import CertificateError, InvalidInputError
-from polyregions.exact.linalg import Vector, rank
-from polyregions.measures._cell_faces import face_lattice_of, interior_flags, interval, polygon_edges
+from polyregions.exact.linalg import Vector
+from polyregions.measures._cell_faces import interior_flags, interval, polygon_edges
+from polyregions.measures._cell_lattice import cell_vertices, integer_rows
+from polyregions.measures._complex_faces import complex_faces
 
 if TYPE_CHECKING:
     from polyregions.regions.complex import RegionComplex
@@ -226,11 +232,20 @@ def face_complex(complex_: "RegionComplex", *, neurons: bool = True) -> FaceComp
     domain = complex_.domain
     if not domain.is_bounded():
         raise InvalidInputError(f"face_complex: expected a bounded domain, got an unbounded {domain.kind}")
-    d = domain.dim
+    if domain.dim >= 3:
+        return _polytope_complex(complex_, neurons=neurons)
+    return _polygon_complex(complex_, neurons=neurons)
+
+
+def _polygon_complex(complex_: "RegionComplex", *, neurons: bool) -> FaceComplex:
+    """:func:`face_complex` for ``d <= 2``: the ends of intervals, the edges of polygons."""
+    d = complex_.domain.dim
     vertex_id: dict[tuple, int] = {}  # keyed by (numerator, denominator) pairs: hashing Fractions is slow
     vertices: list[Vector] = []
-    face_regions: dict[tuple[int, tuple[int, ...]], set[int]] = defaultdict(set)
-    covers: set[tuple[tuple, tuple]] = set()
+    face_id: dict[tuple[int, tuple[int, ...]], int] = {}  # (dim, sorted vertex ids) -> a provisional id
+    keys: list[tuple[int, tuple[int, ...]]] = []
+    face_regions: list[list[int]] = []
+    covers: set[int] = set()  # provisional ids packed as (facet << 32) | face
 
     def vid(point) -> int:
         key = tuple((x.numerator, x.denominator) for x in point)
@@ -240,49 +255,78 @@ def face_complex(complex_: "RegionComplex", *, neurons: bool = True) -> FaceComp
             vertices.append(tuple(point))
         return found
 
+    def fid(key: tuple[int, tuple[int, ...]], r: int) -> int:
+        found = face_id.get(key)
+        if found is None:
+            found = face_id[key] = len(keys)
+            keys.append(key)
+            face_regions.append([r])
+        elif face_regions[found][-1] != r:  # regions come in order: a repeat is the last one
+            face_regions[found].append(r)
+        return found
+
     for r, region in enumerate(complex_.regions):
         if d == 1:
             lo, hi = interval(region.A, region.b)
             ids = (vid((lo,)), vid((hi,)))
-            top = (1, tuple(sorted(ids)))
+            top = fid((1, tuple(sorted(ids))), r)
             for v in ids:
-                face_regions[(0, (v,))].add(r)
-                covers.add(((0, (v,)), top))
-            face_regions[top].add(r)
-        elif d == 2:
+                covers.add(fid((0, (v,)), r) << 32 | top)
+        else:
             edges = polygon_edges(region.A, region.b)
             all_ids: set[int] = set()
-            keys = []
+            sides = []
             for p, q in edges:
                 i, j = vid(p), vid(q)
-                key = (1, (min(i, j), max(i, j)))
-                keys.append(key)
+                side = fid((1, (min(i, j), max(i, j))), r)
+                sides.append(side)
                 all_ids.update((i, j))
-                face_regions[key].add(r)
                 for v in (i, j):
-                    face_regions[(0, (v,))].add(r)
-                    covers.add(((0, (v,)), key))
-            top = (2, tuple(sorted(all_ids)))
-            face_regions[top].add(r)
-            for key in keys:
-                covers.add((key, top))
-        else:
-            lattice, points = face_lattice_of(region, d)
-            point_ids = [vid(p) for p in points]
-            face_keys = [(f.dim, tuple(sorted(point_ids[v] for v in f.vertices))) for f in lattice.faces]
-            for face_key in face_keys:
-                face_regions[face_key].add(r)
-            for i, j in lattice.covers:
-                covers.add((face_keys[i], face_keys[j]))
-    order = sorted(face_regions)
-    index = {key: i for i, key in enumerate(order)}
-    interior = interior_flags(order, vertices, domain.region.A, domain.region.b)
-    tight = _face_neurons(complex_, order, vertices) if neurons else [None] * len(order)
-    faces = tuple(ComplexFace(dim, verts, tuple(sorted(face_regions[(dim, verts)])), inside, t)
-                  for (dim, verts), inside, t in zip(order, interior, tight))
-    _check_complex(faces, d)
-    return FaceComplex(complex_, tuple(vertices), faces,
-                       tuple(sorted((index[a], index[b]) for a, b in covers)))
+                    covers.add(fid((0, (v,)), r) << 32 | side)
+            top = fid((2, tuple(sorted(all_ids))), r)
+            for side in sides:
+                covers.add(side << 32 | top)
+    order = sorted(range(len(keys)), key=keys.__getitem__)
+    index = [0] * len(keys)
+    for position, i in enumerate(order):
+        index[i] = position
+    mask = (1 << 32) - 1
+    return _finished(complex_, vertices, [keys[i] for i in order], [tuple(face_regions[i]) for i in order],
+                     sorted((index[c >> 32], index[c & mask]) for c in covers), neurons=neurons)
+
+
+def _polytope_complex(complex_: "RegionComplex", *, neurons: bool) -> FaceComplex:
+    """:func:`face_complex` for ``d >= 3``: each region's vertices by an integer double description, then the
+    faces of all regions at once (:func:`~polyregions.measures._complex_faces.complex_faces`)."""
+    d = complex_.domain.dim
+    vertex_id: dict[tuple[int, ...], int] = {}  # homogeneous primitive integers (w, X): one key per point
+    vertices: list[Vector] = []
+    cells = []
+    for region in complex_.regions:
+        rows = integer_rows(region.A, region.b)
+        points, tight = cell_vertices(rows, d)
+        ids = []
+        for point in points:
+            found = vertex_id.get(point)
+            if found is None:
+                found = vertex_id[point] = len(vertices)
+                w = point[0]
+                vertices.append(tuple(Fraction(x, w) for x in point[1:]))
+            ids.append(found)
+        cells.append((ids, tight, len(rows)))
+    keys, regions, covers = complex_faces(cells, d)
+    return _finished(complex_, vertices, keys, regions, covers, neurons=neurons)
+
+
+def _finished(complex_, vertices, keys, regions, covers, *, neurons: bool) -> FaceComplex:
+    """The face complex from its sorted face keys ``(dim, vertex ids)``, their regions and sorted covers."""
+    domain = complex_.domain
+    interior = interior_flags(keys, vertices, domain.region.A, domain.region.b)
+    tight_sets = _face_neurons(complex_, keys, vertices) if neurons else [None] * len(keys)
+    faces = tuple(ComplexFace(dim, verts, around, inside, t)
+                  for (dim, verts), around, inside, t in zip(keys, regions, interior, tight_sets))
+    _check_complex(faces, domain.dim)
+    return FaceComplex(complex_, tuple(vertices), faces, tuple(covers))
 
 
 def _face_neurons(complex_, order, vertices) -> list[frozenset[int]]:
@@ -399,14 +443,32 @@ def boundary(source) -> Boundary:
     strata = [0] * len(faces)
     for i in facets:
         strata[i] = 1
+    # The star of a face inside B_N is made of faces of B_N only: every face between a face of B_N and one of its
+    # cofaces in B_N is a face of the same facet of B_N, and inside the domain. So it is the union of the stars
+    # of the faces of B_N just above, kept for one dimension at a time.
+    dims = [face.dim for face in faces]
+    is_b = [False] * len(faces)
+    for i in in_b:
+        is_b[i] = True
+    up = fc._up
+    ranks = _AffineRanks(fc)
+    stars: dict[int, set[int]] = {}
+    level = d - 1
     # Lower-dimensional faces, highest dimension first: every coface's stratum is known when a face is reached.
-    for i in sorted((i for i in in_b if faces[i].dim < d - 1), key=lambda i: -faces[i].dim):
-        m = d - faces[i].dim
-        star = [j for j in fc.cofaces(i) if j in in_b]
+    for i in sorted((i for i in in_b if dims[i] < d - 1), key=lambda i: -dims[i]):
+        if dims[i] < level - 1:
+            level = dims[i] + 1
+            stars = {j: star for j, star in stars.items() if dims[j] <= level}
+        above = [j for j in up[i] if is_b[j]]
+        star = set(above)
+        for j in above:
+            star.update(stars.get(j, ()))
+        stars[i] = star
+        m = d - dims[i]
         strata[i] = m
         for j in range(1, m):
             present = [h for h in star if strata[h] >= j]
-            if (_is_local_line(fc, i, present) if d - j == 1 else _is_local_plane(fc, i, present, d - j)):
+            if (_is_local_line(fc, i, present) if d - j == 1 else _is_local_plane(fc, i, present, d - j, star, ranks)):
                 strata[i] = j
                 break
     return Boundary(fc, tuple(sorted(facets)), tuple(strata))
@@ -424,9 +486,15 @@ def _changing_facets(fc: FaceComplex) -> list[int]:
     candidates = [i for i, f in enumerate(fc.faces) if f.dim == d - 1 and f.interior]
     if not candidates:
         return []
+    import numpy as np
+
+    from polyregions.networks._float_filter import doubles
+
     pairs = [fc.faces[i].regions for i in candidates]
     net = regions[0].network
-    points = [regions[r].interior_point for r, _ in pairs]
+    x, e = doubles([list(region.interior_point) for region in regions])  # each region's point rounded once
+    which = np.array([r for r, _ in pairs], dtype=np.int64)
+    points = x[which], e[which]
     first = _forced_outputs(net, points, [regions[r].pattern for r, _ in pairs])
     second = _forced_outputs(net, points, [regions[s].pattern for _, s in pairs])
     (v1, e1), (v2, e2) = first, second
@@ -437,13 +505,14 @@ def _changing_facets(fc: FaceComplex) -> list[int]:
 
 def _forced_outputs(net, points, patterns):
     """Float outputs, with proven error bounds, of the network with every neuron held on the piece the pattern
-    gives it, at exact points (rounded to doubles with their bounds)."""
+    gives it, at exact points given as doubles with their bounds (from
+    :func:`~polyregions.networks._float_filter.doubles`)."""
     import numpy as np
 
-    from polyregions.networks._float_filter import U, doubles, float_layer, forward_layer, gamma, safety
+    from polyregions.networks._float_filter import U, float_layer, forward_layer, gamma, safety
 
-    x, e = doubles([list(p) for p in points])
-    pattern = np.asarray(patterns, dtype=np.int64).reshape(len(points), -1)
+    x, e = points
+    pattern = np.asarray(patterns, dtype=np.int64).reshape(len(x), -1)
     position = 0
     for layer in net.layers:
         fl = float_layer(layer.weight, layer.bias, layer.activation)
@@ -487,21 +556,50 @@ def _is_local_line(fc: FaceComplex, g: int, present: Sequence[int]) -> bool:
     return all(u[i] * w[j] == u[j] * w[i] for i in range(len(u)) for j in range(i + 1, len(u)))
 
 
-def _is_local_plane(fc: FaceComplex, g: int, present: Sequence[int], p: int) -> bool:
-    """Whether face ``g`` and the faces ``present`` around it form a ``p``-dimensional affine plane near ``g``."""
+def _is_local_plane(fc: FaceComplex, g: int, present: Sequence[int], p: int, star: set[int],
+                    ranks: "_AffineRanks") -> bool:
+    """Whether face ``g`` and the faces ``present`` around it (within ``star``, every face of ``B_N`` having
+    ``g`` as a proper face) form a ``p``-dimensional affine plane near ``g``: every facet containing ``g`` of a
+    ``p``-face among them is shared by exactly two of those, and they span ``p`` dimensions. The combinatorial
+    test goes first: it fails at once where ``B_N`` branches, the usual case."""
     faces = fc.faces
     top = [h for h in present if faces[h].dim == p]
     if not top:
         return False
-    base = fc.vertices[faces[g].vertices[0]]
+    if faces[g].dim == p - 1:  # g is the only facet of a p-face that contains g
+        if len(top) != 2:
+            return False
+    else:
+        count: dict[int, int] = defaultdict(int)
+        for h in top:
+            for f in fc.facets_of(h):
+                if f == g or f in star:  # the facets of h containing g
+                    count[f] += 1
+                    if count[f] > 2:
+                        return False
+        if not count or any(c != 2 for c in count.values()):
+            return False
     points = {v for h in present for v in faces[h].vertices} | set(faces[g].vertices)
-    diffs = [tuple(x - y for x, y in zip(fc.vertices[v], base)) for v in points]
-    if rank(diffs) != p:
-        return False
-    g_vertices = set(faces[g].vertices)
-    count: dict[int, int] = defaultdict(int)
-    for h in top:
-        for f in fc.facets_of(h):
-            if g_vertices <= set(faces[f].vertices):
-                count[f] += 1
-    return bool(count) and all(c == 2 for c in count.values())
+    return ranks(points) == p
+
+
+class _AffineRanks:
+    """The dimension of the affine hull of vertices of a face complex: the rank of their homogeneous integer
+    coordinates, minus one (exact, by FLINT)."""
+
+    def __init__(self, fc: FaceComplex):
+        self.vertices = fc.vertices
+        self.homogeneous: dict[int, list[int]] = {}
+
+    def __call__(self, points) -> int:
+        from flint import fmpz_mat
+
+        rows = []
+        for v in points:
+            row = self.homogeneous.get(v)
+            if row is None:
+                point = self.vertices[v]
+                w = math.lcm(*(x.denominator for x in point))
+                row = self.homogeneous[v] = [w] + [x.numerator * (w // x.denominator) for x in point]
+            rows.append(row)
+        return fmpz_mat(rows).rank() - 1

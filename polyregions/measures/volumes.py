@@ -7,7 +7,8 @@ basis ``B`` in reduced row echelon form (``p`` rows, the identity on its pivot c
 parametrise it, so its volume is ``vol_p(projection on the pivot coordinates) * sqrt(det(B G B^T))``: a rational
 times the square root of a rational. An edge ``v - u = c w`` (``w`` a primitive integer vector) has length
 ``c sqrt(w^T G w)``. Points (``k = d``) are counted. Sums are exact :class:`~polyregions.exact.surds.SurdSum` values;
-floats carry proven error bounds.
+floats carry proven error bounds. The projected volumes come from triangulations through the face complex's own
+lattice, on integers (:mod:`~polyregions.measures._face_volumes`).
 
 Examples
 --------
@@ -25,9 +26,9 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from polyregions.errors import InvalidInputError
-from polyregions.exact._integers import primitive
-from polyregions.exact.linalg import Matrix, Vector, determinant, matmul, rref
+from polyregions.exact.linalg import Matrix, determinant, matmul
 from polyregions.exact.surds import SurdSum, sqrt_of_rational
+from polyregions.measures._face_volumes import FaceVolumes
 from polyregions.measures.faces import Boundary, FaceComplex, boundary
 
 if TYPE_CHECKING:
@@ -47,50 +48,22 @@ def input_metric(domain: "Domain") -> Matrix | None:
     return matmul(D, tuple(zip(*D)))
 
 
-def _quadratic(w: Vector, G: Matrix | None) -> Fraction:
-    if G is None:
-        return sum((x * x for x in w), Fraction(0))
-    return sum((w[i] * G[i][j] * w[j] for i in range(len(w)) for j in range(len(w))), Fraction(0))
-
-
-def _primitive(v: Vector) -> tuple[Fraction, tuple[int, ...]]:
-    """``(c, w)`` with ``v = c w`` (``v`` not zero), ``c > 0`` rational and ``w`` a primitive integer vector."""
-    w = primitive(v)
-    i = next(j for j, x in enumerate(w) if x)
-    return Fraction(v[i]) / w[i], w
-
-
-def _surd(c: Fraction, q: Fraction) -> tuple[int, Fraction]:
-    """``c sqrt(q)`` as ``(radicand, coefficient)``."""
-    root, n = sqrt_of_rational(q)
-    return n, c * root
-
-
 def face_volume(fc: FaceComplex, i: int, *, metric: Matrix | None | str = "domain") -> tuple[int, Fraction]:
     """The input-space volume of face ``i`` (of its own dimension; 1 for a vertex) as ``(radicand, coefficient)``:
     ``coefficient * sqrt(radicand)``.
 
     ``metric`` is the domain's :func:`input_metric` (None for the identity), computed when left as "domain".
-    """
-    face = fc.faces[i]
-    G = input_metric(fc.complex.domain) if isinstance(metric, str) else metric
-    if face.dim == 0:
-        return 1, Fraction(1)
-    points = [fc.vertices[v] for v in face.vertices]
-    base = points[0]
-    if face.dim == 1:
-        c, w = _primitive(tuple(x - y for x, y in zip(points[1], base)))
-        return _surd(c, _quadratic(tuple(Fraction(x) for x in w), G))
-    from polyregions.polyhedra.polytope import Polytope
 
-    diffs = [tuple(x - y for x, y in zip(p, base)) for p in points[1:]]
-    B, pivots = rref(diffs)
-    if len(B) != face.dim:
-        raise InvalidInputError(f"face_volume: expected a face of dimension {face.dim}, got one spanning {len(B)}")
-    projected = [tuple(p[j] for j in pivots) for p in points]
-    area = Polytope.from_vertices(projected, dim=face.dim).volume()
-    BGBt = matmul(matmul(B, G), tuple(zip(*B))) if G is not None else matmul(B, tuple(zip(*B)))
-    return _surd(area, determinant(BGBt))
+    Examples
+    --------
+    >>> import polyregions as pr
+    >>> net = pr.Network.from_layers(2, [([[1, 1]], [0], "relu")])
+    >>> fc = pr.face_complex(pr.enumerate_regions(net, pr.box([-1, -1], [1, 1])))
+    >>> [face_volume(fc, i) for i in fc.faces_of_dimension(1) if fc.faces[i].interior]  # the diagonal
+    [(2, Fraction(2, 1))]
+    """
+    G = input_metric(fc.complex.domain) if isinstance(metric, str) else metric
+    return FaceVolumes(fc, G)(i)
 
 
 def domain_volume(domain: "Domain") -> SurdSum:
@@ -101,7 +74,8 @@ def domain_volume(domain: "Domain") -> SurdSum:
     G = input_metric(domain)
     if G is None:
         return SurdSum.rational(volume)
-    return SurdSum.from_terms([_surd(volume, determinant(G))])
+    root, n = sqrt_of_rational(determinant(G))
+    return SurdSum.from_terms([(n, volume * root)])
 
 
 @dataclass(frozen=True)
@@ -201,10 +175,8 @@ def boundary_volumes(source) -> BoundaryVolumes:
     b = source if isinstance(source, Boundary) else boundary(source)
     fc = b.faces
     d = fc.dim
-    G = input_metric(fc.complex.domain)
-    exact = []
-    for k in range(1, d + 1):
-        exact.append(SurdSum.from_terms(face_volume(fc, i, metric=G) for i in b.pieces(k)))
+    volume = FaceVolumes(fc, input_metric(fc.complex.domain))  # shares triangulations among the pieces
+    exact = [SurdSum.from_terms(volume.total(b.pieces(k))) for k in range(1, d + 1)]
     values, errors = zip(*(v.bounds() for v in exact))
     dom = domain_volume(fc.complex.domain)
     a, ea = values[0], errors[0]
