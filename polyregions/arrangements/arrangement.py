@@ -14,6 +14,7 @@ from polyregions.exact._integers import primitive
 if TYPE_CHECKING:
     import networkx as nx
 
+    from polyregions.arrangements.counting import RegionCount
     from polyregions.arrangements.poset import Flat, IntersectionPoset
     from polyregions.arrangements.regions import ArrangementFace, ArrangementRegion
     from polyregions.arrangements.zaslavsky import ZaslavskyReport
@@ -265,16 +266,40 @@ class Arrangement:
         from polyregions.arrangements.poset import poset_of_rows
         return poset_of_rows(self._rows, self.dim)
 
-    def characteristic_polynomial(self) -> tuple[int, ...]:
-        """Coefficients of ``chi(t)``, degree ``dim`` first, constant last (from the poset).
+    def characteristic_polynomial(self, *, method: str = "poset") -> tuple[int, ...]:
+        """Coefficients of ``chi(t)``, degree ``dim`` first, constant last.
+
+        Parameters
+        ----------
+        method : {"poset", "auto", "finite-field", "deletion-restriction"}, keyword-only
+            ``"poset"`` reads it from :attr:`poset` (every flat listed); the others count without listing
+            (see :mod:`polyregions.arrangements.counting`). All are exact and agree.
 
         Examples
         --------
         >>> from polyregions.arrangements import braid
         >>> braid(3).characteristic_polynomial()
         (1, -3, 2, 0)
+        >>> braid(3).characteristic_polynomial(method="finite-field")
+        (1, -3, 2, 0)
         """
-        return self.poset.characteristic_polynomial()
+        if method == "poset":
+            return self.poset.characteristic_polynomial()
+        from polyregions.arrangements.counting import characteristic_polynomial
+        return characteristic_polynomial(self, method=method)
+
+    def count_regions(self, *, method: str = "auto") -> "RegionCount":
+        """Regions and relatively bounded regions counted without listing them, from ``chi`` (Zaslavsky); see
+        :func:`polyregions.arrangements.count_regions`.
+
+        Examples
+        --------
+        >>> from polyregions.arrangements import resonance
+        >>> resonance(5).count_regions().regions
+        11292
+        """
+        from polyregions.arrangements.counting import count_regions
+        return count_regions(self, method=method)
 
     def whitney_numbers(self, *, kind: int = 1) -> tuple[int, ...]:
         """Whitney numbers of the first (``kind=1``, signed) or second kind (``kind=2``) by rank."""

@@ -3,9 +3,14 @@
 Closed forms (for the tests and for users' sanity checks): the braid arrangement of ``R^n`` has ``n!``
 regions, Shi and Ish ``(n+1)^(n-1)`` (``(n-1)^(n-1)`` relatively bounded), Catalan ``n! C_n``, Linial
 ``2^-n sum_k C(n,k) (k+1)^(n-1)``, the semiorder arrangement as many as there are labelled semiorders
-(1, 3, 19, 183, 2371, ...), the resonance arrangement 2, 6, 32, 370, 11292, ... regions, ``m`` generic
+(1, 3, 19, 183, 2371, ...), the resonance arrangement 2, 6, 32, 370, 11292, 1066044, 347326352 regions (OEIS
+A034997), the threshold arrangement 2, 4, 14, 104, 1882, 94572, 15028134 (OEIS A000609), ``m`` generic
 hyperplanes in ``R^d`` ``sum_{i<=d} C(m, i)``; a graphical arrangement has the chromatic polynomial of its
-graph as characteristic polynomial.
+graph as characteristic polynomial. For a Weyl group of rank ``n`` with Coxeter number ``h`` and exponents
+``e_i`` (:mod:`~polyregions.arrangements.roots`): the Coxeter arrangement has ``chi(t) = prod (t - e_i)`` and
+``|W|`` regions, the Shi arrangement ``(t - h)^n`` and ``(h + 1)^n`` regions, the Catalan arrangement
+``prod (t - h - e_i)`` and ``|W| prod (h + e_i + 1) / (e_i + 1)`` regions (Athanasiadis); for type ``A`` in
+``R^(n+1)``, times ``t``.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ if TYPE_CHECKING:
     import networkx as nx
 
 __all__ = ["braid", "shi", "catalan", "linial", "semiorder", "ish", "coordinate", "generic", "graphical",
-           "resonance", "network_layer", "is_generic", "parse_name"]
+           "resonance", "threshold", "coxeter", "network_layer", "is_generic", "parse_name"]
 
 
 def _check_size(n: Any, what: str, minimum: int = 1) -> int:
@@ -54,26 +59,64 @@ def braid(n: int) -> Arrangement:
     return _differences(n, (0,), what="braid")
 
 
-def shi(n: int) -> Arrangement:
+def _roots(name: str, offsets: tuple[int, ...]) -> Arrangement:
+    """Hyperplanes ``(alpha, x) = k`` for every positive root of a type and every ``k`` in ``offsets``."""
+    from polyregions.arrangements.roots import ambient_dimension, positive_roots
+
+    rows = [root + (k,) for root in positive_roots(name) for k in offsets]
+    return Arrangement(rows, dim=ambient_dimension(name))
+
+
+def shi(n: int | str) -> Arrangement:
     """The Shi arrangement: ``x_i - x_j = 0, 1`` for ``i < j`` in ``R^n``; ``(n+1)^(n-1)`` regions.
+
+    With a root system type such as ``"E6"`` instead of ``n``: ``(alpha, x) = 0, 1`` for every positive root
+    (coordinates of :mod:`~polyregions.arrangements.roots`); ``chi(t) = (t - h)^rank`` and ``(h + 1)^rank``
+    regions, ``h`` the Coxeter number. ``shi("A3")`` is ``shi(4)``.
 
     Examples
     --------
     >>> shi(3).num_regions(), len(shi(3).bounded_regions())
     (16, 4)
+    >>> shi("B2").characteristic_polynomial()
+    (1, -8, 16)
     """
+    if isinstance(n, str):
+        return _roots(n, (0, 1))
     return _differences(n, (0, 1), what="shi")
 
 
-def catalan(n: int) -> Arrangement:
+def catalan(n: int | str) -> Arrangement:
     """The Catalan arrangement: ``x_i - x_j = -1, 0, 1`` in ``R^n``; ``n! C_n`` regions.
+
+    With a root system type such as ``"E6"`` instead of ``n``: ``(alpha, x) = -1, 0, 1`` for every positive
+    root; ``chi(t) = prod (t - h - e_i)`` over the exponents ``e_i``.
 
     Examples
     --------
     >>> catalan(3).num_regions()
     30
+    >>> catalan("B2").characteristic_polynomial()
+    (1, -12, 35)
     """
+    if isinstance(n, str):
+        return _roots(n, (-1, 0, 1))
     return _differences(n, (-1, 0, 1), what="catalan")
+
+
+def coxeter(name: str) -> Arrangement:
+    """The Coxeter (reflection) arrangement of a Weyl group: ``(alpha, x) = 0`` for every positive root.
+
+    ``chi(t) = prod (t - e_i)`` over the exponents, ``|W|`` regions; ``coxeter("A3")`` is ``braid(4)``.
+
+    Examples
+    --------
+    >>> coxeter("B3").num_regions(), coxeter("D4").characteristic_polynomial()
+    (48, (1, -12, 50, -84, 45))
+    """
+    if not isinstance(name, str):
+        raise InvalidInputError(f"coxeter: expected a root system type such as \"E6\", got {name!r}")
+    return _roots(name, (0,))
 
 
 def linial(n: int) -> Arrangement:
@@ -145,6 +188,26 @@ def resonance(d: int) -> Arrangement:
     d = _check_size(d, "resonance")
     rows = [list(a) + [0] for a in itertools.product((0, 1), repeat=d) if any(a)]
     return Arrangement(rows, dim=d)
+
+
+def threshold(n: int) -> Arrangement:
+    """The threshold arrangement ``T_n``: ``x_0 + sum_{i in S} x_i = 0`` for every subset ``S`` of
+    ``{1, ..., n}`` (the empty one included), ``2^n`` hyperplanes in ``R^(n+1)`` (``x_0`` first).
+
+    Its regions are the threshold functions of ``n`` variables (the Boolean functions ``a |-> [w . a > -x_0]``
+    that a single neuron computes on ``{0, 1}^n``, read at the weights ``(x_0, w)``): 2, 4, 14, 104, 1882, 94572,
+    15028134 for ``n = 0, ..., 6`` (OEIS A000609). It is the arrangement of CountingChambers.jl's
+    ``threshold_hyperplanes`` (normals ``(1, a)``, ``a`` in ``{0, 1}^n``); restricting it to ``x_0 = 0`` gives the
+    resonance arrangement :func:`resonance` ``(n)``.
+
+    Examples
+    --------
+    >>> threshold(2).num_regions(), len(threshold(2))
+    (14, 4)
+    """
+    n = _check_size(n, "threshold", 0)
+    rows = [(1,) + a + (0,) for a in itertools.product((0, 1), repeat=n)]
+    return Arrangement(rows, dim=n + 1)
 
 
 def graphical(graph: "nx.Graph") -> Arrangement:
@@ -239,19 +302,33 @@ def generic(m: int, d: int, *, seed: int = 0, bound: int = 1000) -> Arrangement:
 
 
 _NAMED = {"braid": braid, "shi": shi, "catalan": catalan, "linial": linial, "semiorder": semiorder, "ish": ish,
-          "coordinate": coordinate, "resonance": resonance}
+          "coordinate": coordinate, "resonance": resonance, "threshold": threshold}
+#: Named arrangements that also take a root system type (``"shi:E6"``), and those that take only one.
+_TYPED = {"shi": shi, "catalan": catalan, "coxeter": coxeter}
 
 
 def parse_name(text: str) -> Arrangement:
-    """A named arrangement from text such as ``"braid:4"``, ``"shi:3"`` or ``"generic:10,3[,SEED]"``.
+    """A named arrangement from text such as ``"braid:4"``, ``"shi:3"``, ``"shi:E6"``, ``"coxeter:D5"`` or
+    ``"generic:10,3[,SEED]"``.
 
     Examples
     --------
     >>> parse_name("catalan:3").num_regions()
     30
+    >>> len(parse_name("shi:E6"))
+    72
     """
-    choices = ", ".join(f"{name}:N" for name in _NAMED) + ", generic:M,D[,SEED]"
+    choices = (", ".join(f"{name}:N" for name in _NAMED) + ", shi:TYPE, catalan:TYPE, coxeter:TYPE (TYPE such "
+               "as E6, B4, D5), generic:M,D[,SEED]")
     name, _, arguments = text.partition(":")
+    if name in _TYPED and arguments[:1].isalpha():
+        from polyregions.arrangements.roots import parse_type
+
+        try:
+            parse_type(arguments)
+        except InvalidInputError:
+            raise InvalidInputError(f"--name: expected one of {choices}, got {text!r}") from None
+        return _TYPED[name](arguments)
     try:
         numbers = [int(v) for v in arguments.split(",")] if arguments else []
     except ValueError:
