@@ -168,7 +168,10 @@ def characteristic_polynomial(arrangement: "Arrangement", *, method: str = "auto
     Parameters
     ----------
     method : {"auto", "finite-field", "deletion-restriction", "poset"}, keyword-only
+        How ``chi`` is computed (see the module documentation); all give the same polynomial.
 
+    Notes
+    -----
     Like :attr:`Arrangement.poset <polyregions.arrangements.Arrangement.poset>`, ``chi`` belongs to the
     hyperplanes in ``R^dim``: a domain plays no part in it.
 
