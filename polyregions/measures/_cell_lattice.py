@@ -90,16 +90,31 @@ def _check_bounded(rays: list[tuple[int, ...]], rows) -> None:
 
 def _extreme_rays(H: list[Row], n: int) -> tuple[dict[int, tuple[int, ...]], dict[int, int], dict[int, set[int]]]:
     """The extreme rays of the pointed cone ``{y : h . y >= 0 for h in H}`` in ``R^n`` (primitive integers) with
-    the bitset of the rows of ``H`` tight at each, and the edges, by the double description method."""
-    basis = _independent_rows(H, n)
-    if len(basis) < n:
+    the bitset of the rows of ``H`` tight at each, and the edges, by the double description method.
+
+    ``H[0]`` is ``w >= 0`` (``(1, 0, ..., 0)``) and the other rows ``(c, -a)``: the description starts from it and
+    the first ``n - 1`` rows with independent ``a``, a simplicial cone whose rays are the point where those rows
+    meet and the directions along which one of them loosens."""
+    basis = _independent_rows([h[1:] for h in H[1:]], n - 1)
+    if len(basis) < n - 1:
         raise CertificateError(f"face_complex: expected a bounded full-dimensional region, got rows of rank "
-                               f"{len(basis) - 1} in dimension {n - 1}")
-    ray = dict(enumerate(_inverse_columns([H[i] for i in basis], n)))
-    every = sum(1 << i for i in basis)
-    tight = {j: every & ~(1 << basis[j]) for j in range(n)}
+                               f"{len(basis)} in dimension {n - 1}")
+    basis = [k + 1 for k in basis]
+    D, R = _inverse([[-x for x in H[k][1:]] for k in basis], n - 1)  # A^-1 = R / D for A the rows' a
+    sign = 1 if D > 0 else -1
+    c = [H[k][0] for k in basis]
+    # The point A^-1 c, and the directions -A^-1 e_k: positive multiples of the columns of the cone's inverse.
+    columns = [[abs(D)] + [sign * sum(map(int.__mul__, row, c)) for row in R]]
+    columns += [[0] + [-sign * row[k] for row in R] for k in range(n - 1)]
+    ray = {}
+    for j, column in enumerate(columns):
+        g = math.gcd(*column)
+        ray[j] = tuple(x // g for x in column)
+    every = sum(1 << k for k in basis)
+    tight = {0: every}
+    tight.update({j + 1: 1 | every & ~(1 << basis[j]) for j in range(n - 1)})
     adjacent = {j: set(range(n)) - {j} for j in range(n)}  # a simplicial cone: every pair is an edge
-    chosen = set(basis)
+    chosen = set(basis) | {0}
     _cut(ray, tight, adjacent, [(1 << k, h) for k, h in enumerate(H) if k not in chosen], n)
     return ray, tight, adjacent
 
@@ -187,17 +202,13 @@ def _independent_rows(H: list[Row], n: int) -> list[int]:
     return chosen
 
 
-def _inverse_columns(B: list[Row], n: int) -> list[tuple[int, ...]]:
-    """Primitive integer columns of ``B^-1``: column ``j`` spans the ray of ``{B y >= 0}`` off row ``j``.
-
-    Fraction-free Gauss-Jordan elimination (Bareiss) on ``[B | I]`` leaves ``[D | det(B) B^-1]`` with ``D``
-    diagonal: column ``j`` of the right half, times the sign of ``D[j][j] det(B)``, is a positive multiple of
-    column ``j`` of ``B^-1``.
-    """
-    M = [list(row) + [int(i == j) for j in range(n)] for i, row in enumerate(B)]
+def _inverse(A: list[list[int]], n: int) -> tuple[int, list[list[int]]]:
+    """``(D, R)`` with ``A^-1 = R / D`` for an invertible integer matrix: fraction-free Gauss-Jordan elimination
+    (Bareiss) on ``[A | I]`` leaves ``[D I | R]``, ``D = +-det(A)``."""
+    M = [list(row) + [int(i == j) for j in range(n)] for i, row in enumerate(A)]
     previous = 1
     for k in range(n):
-        pivot = next(i for i in range(k, n) if M[i][k])  # B is invertible
+        pivot = next(i for i in range(k, n) if M[i][k])  # A is invertible
         if pivot != k:
             M[k], M[pivot] = M[pivot], M[k]
         top = M[k]
@@ -208,13 +219,7 @@ def _inverse_columns(B: list[Row], n: int) -> list[tuple[int, ...]]:
                 f = row[k]
                 M[i] = [(p * x - f * y) // previous for x, y in zip(row, top)]
         previous = p
-    # Now M[i][i] == det(B) up to the sign of the row swaps, the same for every i: the left half is det * I.
-    columns = []
-    for j in range(n):
-        column = [M[i][n + j] * (1 if M[i][i] > 0 else -1) for i in range(n)]
-        g = math.gcd(*column)
-        columns.append(tuple(x // g for x in column))
-    return columns
+    return M[0][0], [row[n:] for row in M]
 
 
 _BYTES: list[list[tuple[int, ...]]] = []  # _BYTES[k][b]: the positions of the set bits of b << 8 k

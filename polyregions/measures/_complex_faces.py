@@ -61,8 +61,8 @@ def complex_faces(cells: Sequence[Cell], d: int
     Parameters
     ----------
     cells : sequence of (vertex ids, tight rows, number of rows)
-        For each cell (a region, in order): the ids of its vertices in the complex, the bitset of its rows tight
-        at each, and its number of rows.
+        For each cell (a region, in order): the ids of its vertices in the complex, in increasing order, the bitset
+        of its rows tight at each, and its number of rows.
     d : int
         The dimension of the cells.
 
@@ -115,7 +115,7 @@ def complex_faces(cells: Sequence[Cell], d: int
         face_of[chosen] = len(keys) + inverse
         sizes = (unique >= 0).sum(axis=1).tolist()
         keys.extend((k, tuple(row[:n])) for row, n in zip(unique.tolist(), sizes))
-    order = np.lexsort((region, face_of))
+    order = np.argsort((face_of << 32) | region)  # by face, then region (both far below 2^31)
     bounds = np.searchsorted(face_of[order], np.arange(len(keys) + 1)).tolist()
     ordered_regions = region[order].tolist()
     regions = [tuple(ordered_regions[bounds[i]:bounds[i + 1]]) for i in range(len(keys))]
@@ -172,7 +172,7 @@ def _add_simple(found: _Occurrences, regions: list[int], cells: Sequence[Cell], 
     n_subsets = 1 << d
     key = ((cell_of[:, None] << _ROW_BITS) | chosen).ravel()
     vertex = np.repeat(ids, n_subsets)
-    order = np.lexsort((vertex, key))
+    order = np.argsort(key, kind="stable")  # each cell's vertices come in increasing order, and stay so
     key, vertex = key[order], vertex[order]
     start = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]]))
     group_key = key[start]

@@ -62,6 +62,7 @@ class FaceVolumes:
         self._faces = fc.faces
         self._down = fc._down  # the facets of each face
         self._integers: dict[int, tuple[int, list[int]]] = {}
+        self._projections: dict[tuple[int, tuple[int, ...]], list[int]] = {}
 
     def __call__(self, i: int) -> tuple[int, Fraction]:
         """The volume of face ``i`` (of its own dimension; 1 for a vertex) as ``(radicand, coefficient)``:
@@ -114,11 +115,12 @@ class FaceVolumes:
         # A simplex of points (w_i, Y_i) (Y the pivot coordinates) has volume |det[w_i, Y_i]| / (p! prod w_i).
         # Every simplex has the apex: over the product W of the other vertices' w, its share is
         # |det| (W / prod of its other w_i), and the sum is divided by p! w_apex W.
-        projected = {v: [w] + [X[c] for c in pivots] for v, (w, X) in homogeneous.items()}
+        key = tuple(pivots)
+        projected = {v: self._projected(v, key) for v in homogeneous}
         every = math.prod(w for v, (w, _) in homogeneous.items() if v != apex)
         total = 0
         for simplex in simplices:
-            weight = math.prod(homogeneous[v][0] for v in simplex[1:])
+            weight = math.prod(projected[v][0] for v in simplex[1:])
             total += abs(_determinant([projected[v] for v in simplex])) * (every // weight)
         return q, fmpq(total, math.factorial(p) * w0 * every)
 
@@ -145,6 +147,16 @@ class FaceVolumes:
             point = self.fc.vertices[v]  # ints or Fractions
             w = math.lcm(*(x.denominator for x in point))
             found = self._integers[v] = (w, [x.numerator * (w // x.denominator) for x in point])
+        return found
+
+    def _projected(self, v: int, pivots: tuple[int, ...]) -> list[int]:
+        """``(w, X_pivots)`` for vertex ``v``: its homogeneous coordinates on the pivot columns (kept, since the
+        pieces around a vertex on one hyperplane share them)."""
+        key = (v, pivots)
+        found = self._projections.get(key)
+        if found is None:
+            w, X = self._homogeneous(v)
+            found = self._projections[key] = [w] + [X[c] for c in pivots]
         return found
 
     def _quadratic(self, w: list[int]) -> tuple[int, int]:

@@ -313,7 +313,8 @@ def _polytope_complex(complex_: "RegionComplex", *, neurons: bool) -> FaceComple
                 w = point[0]
                 vertices.append(tuple(Fraction(x, w) for x in point[1:]))
             ids.append(found)
-        cells.append((ids, tight, len(rows)))
+        order = sorted(range(len(ids)), key=ids.__getitem__)  # complex_faces wants the ids in increasing order
+        cells.append(([ids[v] for v in order], [tight[v] for v in order], len(rows)))
     keys, regions, covers = complex_faces(cells, d)
     return _finished(complex_, vertices, keys, regions, covers, neurons=neurons)
 
