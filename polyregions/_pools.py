@@ -61,6 +61,12 @@ def stop_pool(executor: ProcessPoolExecutor) -> None:
     """End a pool at once: drop the queued tasks, kill the workers of the running ones, wait for them all."""
     for process in list((getattr(executor, "_processes", None) or {}).values()):
         process.kill()  # SIGKILL: a worker still starting up may not handle SIGTERM yet
+    results = getattr(executor, "_result_queue", None)
+    if results is not None:
+        # A worker killed while sending its result leaves half a message in the pipe, and the pool's reader
+        # would wait for the rest forever: with this process's copy of the write end closed (the parent never
+        # writes there), the dead workers' copies were the last, and the reader gets end-of-file instead.
+        results._writer.close()
     executor.shutdown(wait=True, cancel_futures=True)
 
 

@@ -336,7 +336,7 @@ killing = pytest.mark.skipif(not hasattr(os, "killpg") or not _can_watch_process
 @pytest.fixture(scope="module")
 def lp_network(tmp_path_factory):
     path = tmp_path_factory.mktemp("kill") / "mid.json"
-    save_network(he_normal([2, 14, 14, 14], seed=0), path)
+    save_network(he_normal([2, 28, 28, 28], seed=0), path)  # about 3 s of work: the signals land mid-run
     return str(path)
 
 
@@ -361,7 +361,7 @@ def test_killed_regions_export(tmp_path, lp_network, signal_name, target, delay)
     _no_temporaries_once_written_again(tmp_path, rewrite, signal_name)
 
 
-SWEEP = ["sweep", "--widths", "2,12,12", "--seeds", "0-59", "--workers", "2", "--json"]
+SWEEP = ["sweep", "--widths", "2,40,40,40", "--seeds", "0-59", "--workers", "2", "--json"]  # about 3 s
 
 
 @killing
@@ -386,7 +386,7 @@ def test_killed_sweep_resumes_where_it_stopped(tmp_path, signal_name, target, de
     assert main([*SWEEP, "-o", str(table)]) == 0  # also removes what a SIGKILL left
     summary = json.loads(capsys.readouterr().out)
     assert (summary["skipped"], summary["computed"], summary["rows"]) == (mine, 60 - mine, 61)
-    assert sorted(int(row["seed"]) for row in read_table(table) if row["architecture"] == "2-12-12") == \
+    assert sorted(int(row["seed"]) for row in read_table(table) if row["architecture"] == "2-40-40-40") == \
         list(range(60))
     assert os.listdir(tmp_path) == ["sweep.csv"]
 
