@@ -130,3 +130,38 @@ def test_a_facet_too_thin_for_doubles_gets_its_exact_centroid():
     [point] = cv.facet_points(cell, rows, [0])
     assert point == homogeneous([1, Fraction(1, 3) + Fraction(1, 2 ** 71)])
     assert value(rows[0], point) == 0 and strictly_inside(rows[1:], point)
+
+
+def _long_box(k, far_side):
+    """``[-1, 1]^k`` stretched to ``x_0 <= far_side``: its vertices there are far (the certified box's corners)."""
+    rows = _cube(k)
+    rows[0] = (1,) + (0,) * (k - 1) + (far_side,)
+    return rows
+
+
+@pytest.mark.parametrize("far_side", [2 ** 10, 2 ** 300, 2 ** 1100])
+def test_points_near_the_vertices_off_the_far_side(far_side):
+    # Beyond the double range too (2^1100): the exact combination is taken where doubles give nothing.
+    k = 3
+    rows = _long_box(k, far_side)
+    cell = cv.cell_vertices(rows, k, limit=100)
+    far = cell.tight[:, 0].copy()
+    point = cv.interior_point(cell, rows, far)
+    assert strictly_inside(rows, point)
+    assert -1 < Fraction(point[0], point[-1]) < 1  # within about one unit of the near centroid, x_0 = -1
+    wanted = list(range(2, len(rows)))  # the facets that reach from x_0 = -1 to the far side
+    for i, facet_point in zip(wanted, cv.facet_points(cell, rows, wanted, far=far)):
+        assert value(rows[i], facet_point) == 0
+        assert strictly_inside([r for j, r in enumerate(rows) if j != i], facet_point)
+        assert -1 < Fraction(facet_point[0], facet_point[-1]) < 1
+
+
+def test_near_centroid_is_a_positive_combination_of_every_point():
+    near = [(0, 0, 1), (2, 0, 1), (0, 2, 1)]
+    far = [(2 ** 200, 2 ** 200, 1)]
+    point = cv.near_centroid(near + far, [False] * 3 + [True])
+    x, y = Fraction(point[0], point[-1]), Fraction(point[1], point[-1])
+    # Strictly inside the triangle's hull with the far point, and close to the near centroid (2/3, 2/3).
+    assert x == y and Fraction(2, 3) < x < Fraction(2, 3) + 1
+    # Without far points (or without near ones) it is the plain centroid.
+    assert cv.near_centroid(near, [False] * 3) == (2, 2, 3)

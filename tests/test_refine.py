@@ -26,12 +26,17 @@ def _generic_first_layer(n_inputs, n_neurons, seed):
     return weight, bias
 
 
-@pytest.mark.parametrize("n_inputs, n_neurons", [(1, 4), (2, 5), (3, 5)])
+@pytest.mark.parametrize("n_inputs, n_neurons", [(1, 4), (2, 5), (3, 5), (4, 7)])
 def test_one_generic_layer_over_all_of_space_gives_the_zaslavsky_count(n_inputs, n_neurons):
     weight, bias = _generic_first_layer(n_inputs, n_neurons, seed=n_inputs * 10 + n_neurons)
     net = Network.from_layers(n_inputs, [(weight, bias, act.relu())])
-    result = refine(net, dom.space(n_inputs))
+    with mock.patch.object(refine_module, "_boxed", wraps=refine_module._boxed) as boxed:
+        result = refine(net, dom.space(n_inputs))
+    assert boxed.call_count == 1  # cut through vertices within the certified box
     assert len(result) == sum(math.comb(n_neurons, i) for i in range(n_inputs + 1))
+    # A generic arrangement of N hyperplanes in R^n has C(N - 1, n) bounded regions; the others are unbounded.
+    assert sum(r.polytope.is_bounded() for r in result.regions) == math.comb(n_neurons - 1, n_inputs)
+    assert_complexes_equal(result, refine(net, dom.space(n_inputs), method="programs"))
 
 
 def _tiny_networks(input_dims=(1, 2), max_width=3):
@@ -52,6 +57,66 @@ def _tiny_networks(input_dims=(1, 2), max_width=3):
         layers.append(([[Fraction(1)] * fan_in], [Fraction(0)], act.linear()))
         return Network.from_layers(n0, layers)
     return build()
+
+
+def _unbounded_domains(n):
+    """All of R^n and unbounded polytopes: a half-space, the negative orthant (a cone), a slab and a wedge."""
+    found = [dom.space(n), dom.polytope_domain([[1] + [0] * (n - 1)], [Fraction(1, 3)]),
+             dom.polytope_domain([[-int(i == j) for j in range(n)] for i in range(n)], [0] * n)]
+    if n > 1:
+        found += [dom.polytope_domain([[2] + [0] * (n - 1), [-1] + [0] * (n - 1)], [1, 1]),
+                  dom.polytope_domain([[1, 1] + [0] * (n - 2), [1, -1] + [0] * (n - 2)], [0, 3])]
+    return found
+
+
+def _check_the_box_against_programs(net, domain):
+    by_box = refine(net, domain)
+    by_programs = refine(net, domain, method="programs")
+    assert_complexes_equal(by_box, by_programs)
+    assert [r.pattern for r in by_box.regions] == [r.pattern for r in by_programs.regions]
+    assert by_box.adjacency == by_programs.adjacency
+    assert [r.polytope.is_bounded() for r in by_box.regions] == [r.polytope.is_bounded() for r in by_programs.regions]
+    for region in by_box.regions:
+        assert region.contains_strictly(region.interior_point)
+        assert net.pattern(domain.to_input(region.interior_point)) == region.pattern
+
+
+@settings(max_examples=30, deadline=None)
+@given(_tiny_networks(input_dims=(1, 2, 3, 4)), st.integers(0, 4))
+def test_unbounded_domains_cut_within_the_certified_box_give_the_programs_complex(net, which):
+    domains = _unbounded_domains(net.input_dim)
+    _check_the_box_against_programs(net, domains[which % len(domains)])
+
+
+@pytest.mark.parametrize("widths", [[2, 6, 6, 1], [3, 4, 4, 1], [4, 3, 3, 1]])
+def test_unbounded_domains_of_networks_with_float_weights(widths):
+    from polyregions.networks.initializers import pytorch_default
+
+    net = pytorch_default(widths, seed=3)
+    for domain in _unbounded_domains(widths[0]):
+        _check_the_box_against_programs(net, domain)
+
+
+def test_a_network_without_neurons_on_all_of_space_is_one_unbounded_region():
+    net = Network.from_layers(2, [([[1, 2]], [3], act.linear())])
+    result = refine(net, dom.space(2))
+    assert len(result) == 1 and result.regions[0].A == () and not result.regions[0].polytope.is_bounded()
+
+
+def test_refine_rejects_an_unknown_method():
+    from polyregions.errors import InvalidInputError
+
+    net = Network.from_layers(1, [([[1]], [0], act.relu())])
+    with pytest.raises(InvalidInputError, match="method: expected one of auto, vertices, programs, got 'lp'"):
+        refine(net, dom.space(1), method="lp")
+
+
+def test_vertex_cuts_in_seven_dimensions_on_request():
+    from polyregions.networks.initializers import he_normal
+
+    net = he_normal([7, 4, 3, 1], seed=0)
+    box = dom.box([-1] * 7, [1] * 7)
+    assert_complexes_equal(refine(net, box, method="vertices"), refine(net, box))
 
 
 @settings(max_examples=25, deadline=None)
@@ -149,6 +214,29 @@ def test_permuting_neurons_and_positive_scaling_change_nothing():
         sorted(r.pattern for r in second.regions)
 
 
+def test_adjacency_proves_a_facet_only_by_a_neighbour_across_the_same_hyperplane():
+    # Regression: a wrong guess of the pattern across a facet that happened to be a neighbour already proved
+    # across *another* facet was taken as proof, and the true neighbour across this facet was never tried.
+    from polyregions.networks.initializers import he_normal
+
+    net = he_normal([2, 6, 5, 1], seed=4)
+    domain = dom.box([-2, -2], [2, 2])
+    expected = refine(net, domain)
+    neighbours: dict = {}
+    for i, j, _ in expected.adjacency:
+        first, second = expected.regions[i].pattern, expected.regions[j].pattern
+        neighbours.setdefault(first, []).append(second)
+        neighbours.setdefault(second, []).append(first)
+    honest = refine_module._guessed_patterns
+
+    def misleading(float_guess, floats, net, q, row, region, i):
+        yield from neighbours.get(region.pattern, [])  # every neighbour first, right or wrong for this facet
+        yield from honest(float_guess, floats, net, q, row, region, i)
+    with mock.patch.object(refine_module, "_guessed_patterns", misleading):
+        misled = refine(net, domain)
+    assert misled.adjacency == expected.adjacency
+
+
 def test_worker_processes_give_the_same_complex():
     from polyregions.errors import InvalidInputError
     from polyregions.networks.initializers import he_normal
@@ -162,3 +250,6 @@ def test_worker_processes_give_the_same_complex():
     for bad in (0, -1, 1.5, True):
         with pytest.raises(InvalidInputError, match="workers: expected a positive integer"):
             refine(net, box, workers=bad)
+    # Cut within the certified box: the first layer here, the rest in the workers.
+    serial, parallel = refine(net, dom.space(3)), refine(net, dom.space(3), workers=2)
+    assert serial.regions == parallel.regions and serial.adjacency == parallel.adjacency

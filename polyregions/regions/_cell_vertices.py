@@ -8,7 +8,8 @@ through the float filter of :mod:`polyregions.polyhedra.vertex_enumeration` (a p
 it proves nothing). A cut is one step of the double description method done for both sides at once: new
 vertices where edges cross, new edges inside the hyperplane found by the exact combinatorial test. A row stays a
 facet of a side exactly when one of its vertices lies strictly on that side, so redundancy needs no program
-either.
+either. Points strictly inside a cell or its facets come from its vertices; when some vertices are far (corners
+of the certified box of an unbounded domain), from a positive combination that weights them very little.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from polyregions.exact._integer_dots import dot_error_bound, scaled_floats
 from polyregions.polyhedra.vertex_enumeration import enumerate_vertices
 from polyregions.regions._cell_programs import Point, Row, float_point, homogeneous, value
 
-__all__ = ["CellVertices", "cell_vertices", "vertex_signs", "cut", "facet_points"]
+__all__ = ["CellVertices", "cell_vertices", "vertex_signs", "cut", "facet_points", "interior_point", "near_centroid"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -152,17 +153,20 @@ def _edges_among(ids: np.ndarray, tight: np.ndarray, k: int) -> np.ndarray:
     return np.column_stack([ids[i[proven]], ids[j[proven]]]).astype(np.int64)
 
 
-def facet_points(cell: CellVertices, rows: Sequence[Row], wanted: Sequence[int]) -> list[Point]:
+def facet_points(cell: CellVertices, rows: Sequence[Row], wanted: Sequence[int], *,
+                 far: np.ndarray | None = None) -> list[Point]:
     """Points of the relative interiors of the facets of ``rows[i]`` for ``i`` in ``wanted``.
 
     Each is the centroid of the facet's vertices rounded to doubles and moved along one axis onto the facet's
     hyperplane when that point is strictly inside every other row (short numbers, checked exactly), otherwise
-    the exact centroid.
+    the exact centroid. With ``far`` (a boolean per vertex), the centroids are :func:`near_centroid`'s, which
+    weight the ``far`` vertices very little.
     """
     k = len(rows[0]) - 1
     with np.errstate(all="ignore"):
         coordinates = cell.floats[:, :k] / cell.floats[:, k:]  # the scaling by powers of two cancels
-        means = (cell.tight[:, wanted].T @ coordinates) / cell.tight[:, wanted].sum(axis=0)[:, None]
+        members = cell.tight[:, wanted].T * _weights(coordinates, far)
+        means = (members @ coordinates) / members.sum(axis=1)[:, None]
     near = [_on_plane(mean, rows[i]) if np.isfinite(mean).all() else None for i, mean in zip(wanted, means)]
     # On its own row by construction; kept when strictly inside every other row, else the centroid is taken.
     good = [t for t, point in enumerate(near) if point is not None]
@@ -171,9 +175,69 @@ def facet_points(cell: CellVertices, rows: Sequence[Row], wanted: Sequence[int])
         candidates = [point for point in near if point is not None]
         own = np.arange(len(rows)) == np.array(wanted)[good][:, None]
         ok[good] = ((_signs(candidates, scaled_floats(candidates), rows) < 0) | own).all(axis=1)
-    return [point if fine and point is not None
-            else _centroid([cell.points[v] for v in np.flatnonzero(cell.tight[:, i]).tolist()])
-            for i, point, fine in zip(wanted, near, ok.tolist())]
+    found = []
+    for i, point, fine in zip(wanted, near, ok.tolist()):
+        if not fine or point is None:
+            on = np.flatnonzero(cell.tight[:, i]).tolist()
+            facet = [cell.points[v] for v in on]
+            point = _centroid(facet) if far is None else near_centroid(facet, far[on].tolist())
+        found.append(point)
+    return found
+
+
+def interior_point(cell: CellVertices, rows: Sequence[Row], far: np.ndarray) -> Point:
+    """A point strictly inside the cell of ``rows`` near the centroid of its vertices that are not ``far`` (a
+    boolean per vertex): :func:`near_centroid` of every vertex, or a point of doubles near it when that is
+    strictly inside (checked exactly).
+
+    >>> square = [(1, 0, 100), (-1, 0, 100), (0, 1, 1), (0, -1, 1)]
+    >>> cell = cell_vertices(square, 2, limit=100)
+    >>> far = np.array([p[0] == 100 * p[-1] for p in cell.points])  # the vertices on x = 100
+    >>> point = interior_point(cell, square, far)
+    >>> -100 < point[0] / point[-1] < -98 and point[1] == 0
+    True
+    """
+    k = len(rows[0]) - 1
+    with np.errstate(all="ignore"):
+        coordinates = cell.floats[:, :k] / cell.floats[:, k:]
+        weights = _weights(coordinates, far)
+        mean = weights @ coordinates / weights.sum()
+    if np.isfinite(mean).all():
+        candidate = float_point(mean.tolist())
+        if (_signs([candidate], scaled_floats([candidate]), rows) < 0).all():
+            return candidate
+    return near_centroid(list(cell.points), far.tolist())
+
+
+def _weights(coordinates: np.ndarray, far: np.ndarray | None) -> np.ndarray:
+    """Float weights of the vertices for the centroids of :func:`near_centroid`: 1, and for the ``far`` ones a
+    power of two below one over their largest coordinate."""
+    weights = np.ones(len(coordinates))
+    if far is not None and far.any():
+        largest = np.abs(coordinates[far]).max()
+        weights[far] = 2.0 ** -(math.frexp(largest)[1] + 1) if np.isfinite(largest) and largest > 0 else 1.0
+    return weights
+
+
+def near_centroid(points: Sequence[Point], far: Sequence[bool]) -> Point:
+    """A combination of ``points`` with positive weights (so a point of the relative interior of their convex
+    hull), the ``far`` ones weighted so little that it lies within about one unit of the others' centroid.
+
+    >>> point = near_centroid([(0, 0, 1), (2, 0, 1), (2 ** 100, 2 ** 100, 1)], [False, False, True])
+    >>> [float(v / point[-1]) for v in point[:-1]]
+    [1.5, 0.5]
+    """
+    near = [p for p, f in zip(points, far) if not f]
+    distant = [p for p, f in zip(points, far) if f]
+    if not near or not distant:
+        return _centroid(list(points))
+    center, pull = _centroid(near), _centroid(distant)
+    # The weight 2^-s of the far centroid moves the point by less than its size over 2^s: at most about 1.
+    s = max(1, max(abs(v).bit_length() for v in pull[:-1]) - pull[-1].bit_length() + 1)
+    point = [((1 << s) - 1) * x * pull[-1] + y * center[-1] for x, y in zip(center[:-1], pull[:-1])]
+    point.append((1 << s) * center[-1] * pull[-1])
+    divisor = math.gcd(*point)
+    return tuple(v // divisor for v in point)
 
 
 def _on_plane(mean: np.ndarray, row: Row) -> Point:

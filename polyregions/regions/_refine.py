@@ -2,11 +2,13 @@
 
 Each region of layer l-1 carries the affine map ``t -> M t + c`` of the layer's input on it; the next layer's
 neurons pulled back through that map are hyperplanes, and every hyperplane that meets the region's interior
-splits it. Whether it meets the interior is decided exactly, never by a tolerance. In a bounded domain of
-dimension up to ``VERTEX_DIMENSION`` every cell carries its vertices and edges
-(:mod:`polyregions.regions._cell_vertices`): the signs of the vertices decide, and a cut updates them, with no
-linear program. Otherwise an exact witness on the far side or a certified linear program decides
-(:mod:`polyregions.regions._cell_programs`).
+splits it. Whether it meets the interior is decided exactly, never by a tolerance. In a domain of dimension up
+to ``VERTEX_DIMENSION`` every cell carries its vertices and edges (:mod:`polyregions.regions._cell_vertices`):
+the signs of the vertices decide, and a cut updates them, with no linear program. An unbounded domain is cut
+within a box that provably holds every vertex of the complex (:mod:`polyregions.regions._vertex_bound`): every
+region, facet and adjacency of the true complex meets the open box, a region is unbounded exactly when its cell
+has a facet on the box, and the box's rows are dropped at the end. Otherwise an exact witness on the far side or
+a certified linear program decides (:mod:`polyregions.regions._cell_programs`).
 
 Cells remember, for their rows, points of the row's hyperplane where every other row holds strictly (*facet
 points*). A split hands each facet point to the side that holds it strictly and gives the new row the point
@@ -20,7 +22,7 @@ import bisect
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import partial
-from typing import TYPE_CHECKING, Iterator, Optional
+from typing import TYPE_CHECKING, Iterator, Literal, Optional, get_args
 
 import numpy as np
 from flint import fmpq, fmpq_mat
@@ -31,6 +33,7 @@ from polyregions.exact._integers import primitive
 from polyregions.exact.lp import Backend, strict_point
 from polyregions.regions import _cell_programs as cp
 from polyregions.regions import _cell_vertices as cv
+from polyregions.regions import _vertex_bound as vb
 from polyregions.regions._cell_programs import Point, Row
 from polyregions.regions._cell_vertices import CellVertices
 from polyregions.regions.complex import Region, RegionComplex, sorted_complex
@@ -39,7 +42,7 @@ if TYPE_CHECKING:
     from polyregions.networks.network import Network
     from polyregions.regions.domains import Domain
 
-__all__ = ["refine"]
+__all__ = ["refine", "Method", "METHODS"]
 
 _ZERO = Fraction(0)
 _HALF = Fraction(1, 2)
@@ -47,6 +50,10 @@ _HALF = Fraction(1, 2)
 # from dimension 7 on the first layers' cells have so many that certified programs are as fast or faster.
 VERTEX_DIMENSION = 6
 VERTEX_LIMIT = 4096  # a polytope domain with more vertices goes to the programs
+
+#: How cells are cut: ``"auto"`` (by vertices up to ``VERTEX_DIMENSION``), ``"vertices"`` or ``"programs"``.
+Method = Literal["auto", "vertices", "programs"]
+METHODS: tuple[Method, ...] = get_args(Method)
 
 
 @dataclass(frozen=True)
@@ -88,13 +95,17 @@ def _rebuilt_cell(rows, floats, point, pattern, M, c, facet_points, domain_rows,
 
 
 def refine(network: "Network", domain: "Domain", *, backend: Backend = "highs", progress: bool = False,
-           workers: int = 1) -> RegionComplex:
+           workers: int = 1, method: Method = "auto") -> RegionComplex:
     """Enumerate the activation regions of ``network`` in ``domain`` exactly, in any dimension.
 
     With ``workers > 1``, the regions of the first layer are refined through the later layers in that many
-    processes (they refine independently); the complex is the same. Bounded domains of dimension up to
-    ``VERTEX_DIMENSION`` are cut through the cells' vertices, others through certified linear programs
-    (``backend`` names the solver); both decide every question exactly and give the same complex.
+    processes (they refine independently); the complex is the same. With ``method="auto"``, domains of dimension
+    up to ``VERTEX_DIMENSION`` are cut through the cells' vertices (an unbounded domain within a certified box
+    that holds every vertex of the complex, :mod:`polyregions.regions._vertex_bound`, whose rows are dropped
+    at the end), others through certified linear programs (``backend`` names the solver); ``"vertices"`` cuts
+    through vertices in any dimension and ``"programs"`` solves programs in any. Every method decides every
+    question exactly and gives the same complex. A domain (boxed when unbounded) with more than
+    ``VERTEX_LIMIT`` vertices always goes to the programs.
 
     Examples
     --------
@@ -110,6 +121,8 @@ def refine(network: "Network", domain: "Domain", *, backend: Backend = "highs", 
     net = network.restrict(domain.origin, domain.directions)
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InvalidInputError(f"workers: expected a positive integer, got {workers!r}")
+    if method not in METHODS:
+        raise InvalidInputError(f"method: expected one of {', '.join(METHODS)}, got {method!r}")
     k = domain.dim
     rows = tuple(primitive((*a, bi)) for a, bi in zip(domain.region.A, domain.region.b))
     interior = domain.region.interior_point()
@@ -120,18 +133,58 @@ def refine(network: "Network", domain: "Domain", *, backend: Backend = "highs", 
     whole = _Cell(rows, cp.float_rows(rows, k), cp.homogeneous(interior), (), identity,
                   fmpq_mat(k, 1), (None,) * len(rows), 0)
     start = _irredundant(whole, backend)
-    vertices = cv.cell_vertices(start.rows, k, limit=VERTEX_LIMIT) if 0 < k <= VERTEX_DIMENSION else None
+    box: frozenset[Row] = frozenset()
+    by_vertices = k > 0 and (method == "vertices" or (method == "auto" and k <= VERTEX_DIMENSION))
+    vertices = None
+    if by_vertices and domain.is_bounded():
+        vertices = cv.cell_vertices(start.rows, k, limit=VERTEX_LIMIT)
+    elif by_vertices:
+        boxed, box_rows = _boxed(start, net, backend)
+        vertices = cv.cell_vertices(boxed.rows, k, limit=VERTEX_LIMIT)
+        if vertices is not None:
+            start, box = boxed, box_rows
     cells = [replace(start, domain_rows=len(start.rows), vertices=vertices)]
     layers = net.layers
     with progress_bar(total=len(layers), desc="layers", enabled=progress, fractional=True) as bar:
         if workers > 1 and len(layers) > 1:
-            cells = _refined(cells, layers[:1], backend, bar)
-            cells = _refined_in_processes(cells, layers[1:], backend, workers, bar)
+            cells = _refined(cells, layers[:1], backend, bar, box=box)
+            cells = _refined_in_processes(cells, layers[1:], backend, workers, bar, box)
         else:
-            cells = _finished(cells, layers, backend, bar)
+            cells = _finished(cells, layers, backend, bar, box)
+    if box:
+        cells = [_unboxed(cell, box) for cell in cells]
     regions = [Region.deferred(cell.pattern, net, partial(_geometry, cell.rows, cell.point)) for cell in cells]
     adjacency = _adjacency(cells, regions, net, backend)
     return sorted_complex(network, domain, regions, adjacency, exact=True, engine="lp")
+
+
+def _boxed(start: _Cell, net: "Network", backend: Backend) -> tuple[_Cell, frozenset[Row]]:
+    """The (irredundant) domain cell within the certified box of :func:`~polyregions.regions._vertex_bound.
+    vertex_bound`, with a point strictly inside both, and the box's rows."""
+    k = len(start.point) - 1
+    box = vb.box_rows(vb.vertex_bound(net, start.rows, k), k)
+    rows = start.rows + box
+    point = start.point
+    if not cp.strictly_inside(box, point):
+        found = strict_point([row[:-1] for row in rows], [row[-1] for row in rows], dim=k, backend=backend)
+        if found is None:  # the box holds a point of every face of the complex, the domain's interior included
+            raise CertificateError("the certified vertex box missed the domain's interior")
+        point = cp.homogeneous(found)
+    # Every row is checked again: a box row may be implied by the domain's (never a domain row by the box's).
+    whole = _Cell(rows, cp.float_rows(rows, k), point, (), start.M, start.c, (None,) * len(rows), 0)
+    return _irredundant(whole, backend), frozenset(box)
+
+
+def _unboxed(cell: _Cell, box: frozenset[Row]) -> _Cell:
+    """A final cell without the box's rows (kept only among the domain's rows): the true region. No other row of
+    a final cell is a box row, as every facet off the box meets the open box."""
+    keep = [i for i, row in enumerate(cell.rows) if row not in box]
+    if len(keep) == len(cell.rows):
+        return cell
+    return replace(cell, rows=tuple(cell.rows[i] for i in keep),
+                   floats=None if cell.floats is None else cell.floats[keep],
+                   facet_points=tuple(cell.facet_points[i] for i in keep),
+                   domain_rows=cell.domain_rows - (len(cell.rows) - len(keep)))
 
 
 def _geometry(rows: tuple[Row, ...], point: Point):
@@ -140,28 +193,33 @@ def _geometry(rows: tuple[Row, ...], point: Point):
             cp.to_fractions(point))
 
 
-def _refined(cells: list[_Cell], layers, backend: Backend, bar=None, finish=lambda cell: cell) -> list[_Cell]:
+def _refined(cells: list[_Cell], layers, backend: Backend, bar=None, finish=lambda cell: cell,
+             box: frozenset[Row] = frozenset()) -> list[_Cell]:
     """The cells refined by the layers, one after the other (``finish`` applied to the last layer's cells as
-    they are made); ``bar`` advances by one per layer, in steps of one cell."""
+    they are made); ``bar`` advances by one per layer, in steps of one cell; ``box`` holds the rows of the
+    certified box, if any."""
     for position, layer in enumerate(layers):
         exact_layer = _ExactLayer(layer)
         last = position == len(layers) - 1
         refined: list[_Cell] = []
         for cell in cells:
-            refined.extend(finish(child) if last else child for child in _refine_cell(cell, exact_layer, backend))
+            refined.extend(finish(child) if last else child for child in _refine_cell(cell, exact_layer, backend, box))
             if bar is not None:
                 bar.update(1 / len(cells))
         cells = refined
     return cells
 
 
-def _finished(cells: list[_Cell], layers, backend: Backend, bar=None) -> list[_Cell]:
+def _finished(cells: list[_Cell], layers, backend: Backend, bar=None, box: frozenset[Row] = frozenset()
+              ) -> list[_Cell]:
     """``_refined``, each final cell given the facet points it still lacks as soon as it is made (where the
-    cells are, and before the vertices of the next ones are built)."""
-    return _refined(cells, layers, backend, bar, finish=_with_facet_points)
+    cells are, and before the vertices of the next ones are built); ``box`` holds the rows of the certified
+    box, if any."""
+    return _refined(cells, layers, backend, bar, finish=partial(_with_facet_points, box=box), box=box)
 
 
-def _refined_in_processes(cells: list[_Cell], layers, backend: Backend, workers: int, bar) -> list[_Cell]:
+def _refined_in_processes(cells: list[_Cell], layers, backend: Backend, workers: int, bar,
+                          box: frozenset[Row]) -> list[_Cell]:
     """``_finished`` on interleaved shares of the cells in worker processes; an interrupt cancels the rest."""
     from concurrent.futures import as_completed
 
@@ -171,7 +229,7 @@ def _refined_in_processes(cells: list[_Cell], layers, backend: Backend, workers:
     done: list[_Cell] = []
     # workers that ignore Ctrl-C, die with this process, and are killed when the run stops early
     with process_pool(workers) as pool:
-        futures = submit_all(pool, _finished, [(share, layers, backend) for share in shares])
+        futures = submit_all(pool, _finished, [(share, layers, backend, None, box) for share in shares])
         for future in as_completed(futures):
             done.extend(future.result())
             bar.update(len(layers) / len(shares))
@@ -190,7 +248,8 @@ class _ExactLayer:
                      for k in range(len(activation.breakpoints) + 1)]
 
 
-def _refine_cell(cell: _Cell, layer: _ExactLayer, backend: Backend) -> list[_Cell]:
+def _refine_cell(cell: _Cell, layer: _ExactLayer, backend: Backend, box: frozenset[Row] = frozenset()
+                 ) -> list[_Cell]:
     G = layer.W * cell.M   # the layer's pre-activations on the cell: G t + g
     g = layer.W * cell.c + layer.bias
     n, k = G.nrows(), G.ncols()
@@ -201,7 +260,7 @@ def _refine_cell(cell: _Cell, layer: _ExactLayer, backend: Backend) -> list[_Cel
             if any(a):
                 for xi in layer.breakpoints:
                     row = primitive((*a, xi - g[j, 0]))
-                    pieces = [part for piece in pieces for part in _split(piece, row, backend)]
+                    pieces = [part for piece in pieces for part in _split(piece, row, backend, box)]
     children = []
     for piece in pieces:
         point = fmpq_mat([[fmpq(v, piece.point[-1])] for v in piece.point[:-1]])
@@ -215,10 +274,10 @@ def _refine_cell(cell: _Cell, layer: _ExactLayer, backend: Backend) -> list[_Cel
     return children
 
 
-def _split(cell: _Cell, row: Row, backend: Backend) -> list[_Cell]:
+def _split(cell: _Cell, row: Row, backend: Backend, box: frozenset[Row] = frozenset()) -> list[_Cell]:
     """The non-empty open parts of ``cell`` below and above the hyperplane of ``row``."""
     if cell.vertices is not None:
-        return _split_by_vertices(cell, row)
+        return _split_by_vertices(cell, row, box)
     side = cp.value(row, cell.point)
     if side == 0:
         # The hyperplane passes through an interior point, so both open sides are non-empty.
@@ -244,27 +303,37 @@ def _split(cell: _Cell, row: Row, backend: Backend) -> list[_Cell]:
     return [part(row, below, -1), part(cp.negated(row), above, 1)]
 
 
-def _split_by_vertices(cell: _Cell, row: Row) -> list[_Cell]:
+def _split_by_vertices(cell: _Cell, row: Row, box: frozenset[Row] = frozenset()) -> list[_Cell]:
     """``_split`` read off the signs of the cell's vertices: both parts are non-empty exactly when vertices lie
     strictly on both sides. Facet points follow the parts as in ``_split``; those lost are found again at the
-    end (``_with_facet_points``)."""
+    end (``_with_facet_points``).
+
+    A part with vertices on the certified box (rows ``box``) takes its interior point near its vertices off
+    the box (:func:`~polyregions.regions._cell_vertices.interior_point`): a point moved toward a vertex from
+    far out, halfway in the row's value, would land next to that vertex, with long numbers.
+    """
     assert cell.vertices is not None  # _split sends only the cells that carry their vertices
     signs = cv.vertex_signs(cell.vertices, row)
     if not (signs < 0).any() or not (signs > 0).any():
         return [cell]
     side = cp.value(row, cell.point)
+    split = cv.cut(cell.vertices, row, signs, len(row) - 1)
     inside = {}
-    for sign, bounding in ((-1, row), (1, cp.negated(row))):
+    for sign, bounding, (vertices, facets) in zip((-1, 1), (row, cp.negated(row)), split):
         inside[sign] = cell.point
-        if side * sign <= 0:
+        on_box = [i for i in range(cell.domain_rows) if facets[i] and cell.rows[i] in box] if box else []
+        if on_box:
+            far = np.any(vertices.tight[:, np.cumsum(facets)[on_box] - 1], axis=1)
+            rows = tuple(r for r, facet in zip(cell.rows, facets.tolist()) if facet) + (bounding,)
+            inside[sign] = cv.interior_point(vertices, rows, far)
+        elif side * sign <= 0:
             # Halfway (in the row's value) toward a vertex strictly on this side: strictly inside the part.
             target = cell.vertices.points[int(np.flatnonzero(signs == sign)[0])]
             inside[sign] = cp.shortened(cell.rows, cp.negated(bounding), cp.toward(cell.point, target, row, _HALF))
     crossing = cp.toward(inside[-1], inside[1], row, _ZERO)
     sides = [cp.value(row, q) if q is not None else 0 for q in cell.facet_points]
     parts = []
-    for sign, bounding, (vertices, facets) in zip((-1, 1), (row, cp.negated(row)),
-                                                   cv.cut(cell.vertices, row, signs, len(row) - 1)):
+    for sign, bounding, (vertices, facets) in zip((-1, 1), (row, cp.negated(row)), split):
         keep = facets.tolist()
         rows = tuple(r for r, facet in zip(cell.rows, keep) if facet) + (bounding,)
         domain_rows = sum(keep[:cell.domain_rows])
@@ -275,16 +344,23 @@ def _split_by_vertices(cell: _Cell, row: Row) -> list[_Cell]:
     return parts
 
 
-def _with_facet_points(cell: _Cell) -> _Cell:
+def _with_facet_points(cell: _Cell, box: frozenset[Row] = frozenset()) -> _Cell:
     """A final cell with a point on every facet after the domain's, near the centroid of its vertices where the
-    cuts left none, and without its vertices, which nothing after the cuts needs."""
+    cuts left none, and without its vertices, which nothing after the cuts needs.
+
+    On a cell that touches the certified box (rows ``box``: the region is unbounded) those points lie near
+    the facets' vertices off the box, weighting those on the box very little: short numbers, and points where
+    the float guesses of the adjacency work, instead of ones far out.
+    """
     if cell.vertices is None:
         return cell  # cut by programs, which keep a point on every facet
-    missing = [i for i in range(cell.domain_rows, len(cell.rows)) if cell.facet_points[i] is None]
-    points = list(cell.facet_points)
+    vertices, points = cell.vertices, list(cell.facet_points)
+    on_box = [i for i in range(cell.domain_rows) if cell.rows[i] in box]
+    far = np.any(vertices.tight[:, on_box], axis=1) if on_box else None
+    missing = [i for i in range(cell.domain_rows, len(cell.rows)) if points[i] is None]
     if missing:
-        for i, point in zip(missing, cv.facet_points(cell.vertices, cell.rows, missing)):
-            points[i] = point
+        for i, facet_point in zip(missing, cv.facet_points(vertices, cell.rows, missing, far=far)):
+            points[i] = facet_point
     return replace(cell, facet_points=tuple(points), vertices=None)
 
 
@@ -367,7 +443,8 @@ def _adjacency(cells: list[_Cell], regions: list[Region], net: "Network", backen
             found.append((cell, region, i, plane, side, q))
     floats = _FloatPatterns(net)
     guesses = floats.patterns_beyond([q for _, _, _, _, _, q in found], [cell.rows[i] for cell, _, i, _, _, _ in found])
-    edges: set[tuple[tuple[int, ...], tuple[int, ...]]] = set()
+    # Pairs proved to share a facet, with its hyperplane.
+    across: set[tuple[tuple[tuple[int, ...], tuple[int, ...]], Row]] = set()
     for (cell, region, i, plane, side, q), float_guess in zip(found, guesses):
         proved = False
         for guess in _guessed_patterns(float_guess, floats, net, q, cell.rows[i], region, i):
@@ -376,17 +453,19 @@ def _adjacency(cells: list[_Cell], regions: list[Region], net: "Network", backen
                 continue
             other = entry[0]
             pair = _ordered(cell.pattern, other.pattern)
-            # Two convex cells share at most one facet: a pair proved from the other side needs nothing more.
-            if pair in edges or _touches(other, planes[other.pattern], q, plane, side):
-                edges.add(pair)
+            # Two convex cells share at most one facet: a pair proved from the other side of this hyperplane
+            # needs nothing more. (Proved across another hyperplane, it says nothing about this facet: an
+            # unproved guess may well be a neighbour across another facet.)
+            if (pair, plane) in across or _touches(other, planes[other.pattern], q, plane, side):
+                across.add((pair, plane))
                 proved = True
                 break
         if proved:
             continue
         for other, other_region, other_side in by_plane.get(plane, ()):
             if other_side != side and other is not cell and _share_facet(region, other_region, i, backend):
-                edges.add(_ordered(cell.pattern, other.pattern))
-    return edges
+                across.add((_ordered(cell.pattern, other.pattern), plane))
+    return {pair for pair, _ in across}
 
 
 def _guessed_patterns(float_guess: tuple[int, ...] | None, floats: "_FloatPatterns", net: "Network", q: Point,
