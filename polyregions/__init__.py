@@ -51,6 +51,8 @@ _EXPORTS = {
     ".measures.trajectories": ["Trajectory", "trajectory", "regions_along_lines"],
     ".measures.bounds": ["trivial_bound", "one_layer_bound", "raghu_bound", "serra_bound", "compare_with_bounds"],
     ".measures.topology": ["DecisionTopology", "SetTopology", "decision_topology"],
+    ".measures.local": ["LocalComplexity", "local_complexity", "load_points"],
+    ".measures.statistics": ["RegionStatistics", "region_statistics"],
 }
 _SUBPACKAGES = ["exact", "polyhedra", "networks", "regions", "measures", "experiments", "arrangements", "plotting",
                 "testing"]
@@ -78,6 +80,8 @@ if TYPE_CHECKING:
     )
     from polyregions.measures.distances import Distances, boundary_distances, exact_distance
     from polyregions.measures.faces import Boundary, boundary, face_complex
+    from polyregions.measures.local import LocalComplexity, load_points, local_complexity
+    from polyregions.measures.statistics import RegionStatistics, region_statistics
     from polyregions.measures.topology import DecisionTopology, SetTopology, decision_topology
     from polyregions.measures.trajectories import Trajectory, regions_along_lines, trajectory
     from polyregions.measures.volumes import BoundaryVolumes, boundary_volumes

@@ -1,6 +1,6 @@
 """What is measured on a region complex: faces and the boundary, its volumes, distances to it,
-counts along trajectories, the topology of decision regions, and the upper bounds that counts are checked
-against.
+counts along trajectories, the topology of decision regions, local complexity around data, region statistics,
+and the upper bounds that counts are checked against.
 """
 
 from typing import TYPE_CHECKING
@@ -16,6 +16,8 @@ _EXPORTS = {
     ".bounds": ["BoundRow", "trivial_bound", "arrangement_bound", "one_layer_bound", "raghu_bound", "serra_bound",
                 "compare_with_bounds"],
     ".topology": ["SetTopology", "DecisionTopology", "decision_topology"],
+    ".local": ["LocalComplexity", "local_complexity", "load_points"],
+    ".statistics": ["RegionStatistics", "region_statistics"],
 }
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
@@ -32,6 +34,8 @@ if TYPE_CHECKING:
     )
     from polyregions.measures.distances import Distances, ExactDistance, boundary_distances, exact_distance
     from polyregions.measures.faces import Boundary, ComplexFace, FaceComplex, boundary, face_complex
+    from polyregions.measures.local import LocalComplexity, load_points, local_complexity
+    from polyregions.measures.statistics import RegionStatistics, region_statistics
     from polyregions.measures.theorem3 import theorem3_comparison
     from polyregions.measures.topology import DecisionTopology, SetTopology, decision_topology
     from polyregions.measures.trajectories import Piece, Trajectory, line_regions, regions_along_lines, trajectory

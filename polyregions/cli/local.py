@@ -1,0 +1,59 @@
+"""``polyregions local NETWORK --points FILE --radius R [--norm inf|1|2] [--json]``: exact local complexity around
+data points."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser("local", help="count the regions and crossing neurons around data points",
+                                   description=__doc__)
+    parser.add_argument("network", metavar="NETWORK", help="a polyregions.network/1 JSON file or an .npz file")
+    parser.add_argument("--points", metavar="FILE", required=True,
+                        help="the points: a JSON list of points (exact numbers), or an .npy or .npz array")
+    parser.add_argument("--radius", metavar="R", required=True, help="the radius of the neighbourhoods, read exactly")
+    parser.add_argument("--norm", default="inf", choices=("inf", "1", "2"),
+                        help="the neighbourhood: a box (inf, the default), an l1 ball or a Euclidean ball")
+    parser.add_argument("--engine", default="auto", choices=("auto", "complex", "cells"))
+    parser.add_argument("--json", action="store_true", help="print one line of JSON")
+    parser.add_argument("--workers", type=_positive, default=1, metavar="N",
+                        help="processes for the points the filter does not settle (default 1)")
+    parser.add_argument("--progress", action="store_true", help="show progress on a terminal")
+    parser.set_defaults(run=run)
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return int(text)
+
+
+def run(args: argparse.Namespace) -> int:
+    from polyregions.errors import InvalidInputError
+    from polyregions.exact.rationals import format_rational, rational
+    from polyregions.measures.local import load_points, local_complexity
+    from polyregions.networks.io import load_network
+
+    radius = rational(args.radius, what="--radius")
+    if radius <= 0:
+        raise InvalidInputError(f"--radius: expected a positive number, got {format_rational(radius)}")
+    network = load_network(args.network)
+    points = load_points(args.points, input_dim=network.input_dim)
+    result = local_complexity(network, points, radius, norm=args.norm, engine=args.engine, workers=args.workers,
+                              progress=args.progress)
+    summary = result.summary()
+    if args.json:
+        print(json.dumps(summary))
+        return 0
+    shape = {"inf": "box", "1": "l1 ball", "2": "ball"}[args.norm]
+    print(f"{len(result)} points, each in a {shape} of radius {format_rational(radius)} "
+          f"({'exact' if result.exact else 'NOT exact'}):")
+    for key in ("activation_regions", "linear_regions", "neurons_crossing"):
+        values = getattr(result, key)
+        text = f"mean {values.mean():.4g}, max {int(values.max())}" if len(values) else "no points"
+        print(f"  {key.replace('_', ' ')}: {text}")
+    return 0
