@@ -14,20 +14,96 @@ from typing import Any, Iterable, Sequence
 
 from .errors import InputError
 
-__all__ = ["MAX_EXPONENT", "parse_number", "describe", "get_key", "check_keys", "read_int", "read_bool",
-           "read_str", "read_list", "read_vector", "read_matrix", "dot"]
+__all__ = ["MAX_EXPONENT", "MAX_DIGITS", "MAX_FILE_BYTES", "MAX_DEPTH", "read_document", "parse_number",
+           "describe", "get_key", "check_keys", "read_int", "read_bool", "read_str", "read_list", "read_vector",
+           "read_matrix", "dot"]
 
 MAX_EXPONENT = 4000  # decimal exponents beyond this are rejected, as polyregions does
+#: Most digits in one integer, numerator or denominator: ten times what polyregions reads (its results may be
+#: longer than its inputs), small enough to convert in a few hundredths of a second.
+MAX_DIGITS = 100_000
+MAX_FILE_BYTES = 4 << 30  # a regular file larger than this is refused before it is read
+MAX_DEPTH = 100  # the export nests 5 deep; Python's JSON parser recurses
 
-_DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?")
-_QUOTIENT = re.compile(r"[+-]?\d+/\d+")
+# ASCII only: \d in a str pattern also matches every Unicode decimal digit (and int() reads them).
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE]([+-]?[0-9]+))?", re.ASCII)
+_QUOTIENT = re.compile(r"([+-]?)([0-9]+)/([0-9]+)", re.ASCII)
+_INTEGER = re.compile(r"-?[0-9]+", re.ASCII)
+_ASCII_SPACE = " \t\n\r\f\v"
+_CHUNK = 600  # digits converted at a time: always within Python's limit on int(str) (at least 640)
 _ZERO = Fraction(0)
 
 
 def describe(value: Any) -> str:
     """A short JSON rendering of a value for an error message (strings quoted, long values cut)."""
-    text = json.dumps(value) if not isinstance(value, str) else repr(value)
+    try:
+        text = json.dumps(value) if not isinstance(value, str) else repr(value)
+    except (ValueError, RecursionError):  # an integer beyond Python's str limit, a deeply nested list
+        return f"a JSON {type(value).__name__}"
     return text if len(text) <= 50 else text[:47] + "..."
+
+
+def _integer(digits: str, where: str) -> int:
+    """The integer written by ASCII ``digits`` (optionally after ``-``), whatever Python's str limit."""
+    sign, digits = ("-", digits[1:]) if digits.startswith("-") else ("", digits)
+    if len(digits) > MAX_DIGITS:
+        raise InputError(where, f"expected at most {MAX_DIGITS} digits in a number, got {len(digits)}")
+    value = _halves(digits)
+    return -value if sign else value
+
+
+def _halves(digits: str) -> int:
+    """Convert by halves: fast multiplications of large numbers instead of many small steps."""
+    if len(digits) <= _CHUNK:
+        return int(digits)
+    half = len(digits) // 2
+    return _halves(digits[:half]) * 10 ** (len(digits) - half) + _halves(digits[half:])
+
+
+def _reject_constant(name: str) -> Any:
+    raise InputError("json", f"{name} is not a number")
+
+
+def read_document(path: str) -> Any:
+    """Read and parse a JSON file: a regular file (a FIFO, a device or a directory is refused before reading)
+    of at most :data:`MAX_FILE_BYTES` bytes, UTF-8, nested at most :data:`MAX_DEPTH` deep, without NaN or
+    Infinity. Raises :class:`InputError` with field ``file`` or ``json``."""
+    import os
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block the open
+    except OSError as exc:
+        raise InputError("file", f"cannot read: {exc}") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
+        os.close(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise InputError("file", "cannot read: expected a regular file, got a directory")
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError("file", "cannot read: expected a regular file, got a device, a FIFO or a socket")
+        raise InputError("file", f"cannot read: expected at most {MAX_FILE_BYTES} bytes, got {info.st_size}")
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            data = handle.read(info.st_size + 1)
+            text = data.decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError("file", f"cannot read: {exc}") from None
+    try:
+        doc = json.loads(text, parse_constant=_reject_constant, parse_int=lambda s: _integer(s, "json"))
+    except RecursionError:
+        raise InputError("json", "nested too deeply") from None
+    except json.JSONDecodeError as exc:
+        raise InputError("json", f"not valid JSON: {exc}") from None
+    stack = [(doc, 1)]
+    while stack:  # iteratively: a deep value would break the readers' recursion and the error messages
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise InputError("json", f"nested too deeply (more than {MAX_DEPTH} levels)")
+        if isinstance(value, (list, dict)):
+            stack.extend((child, depth + 1) for child in (value.values() if isinstance(value, dict) else value)
+                         if isinstance(child, (list, dict)))
+    return doc
 
 
 def parse_number(value: Any, where: str) -> Fraction:
@@ -52,17 +128,26 @@ def parse_number(value: Any, where: str) -> Fraction:
             raise InputError(where, f"expected a finite number, got {value!r}")
         return Fraction(value)
     if isinstance(value, str):
-        text = value.strip()
-        if _QUOTIENT.fullmatch(text):
-            numerator, denominator = text.split("/")
-            if int(denominator) == 0:
-                raise InputError(where, f"expected a number, got {value!r} (division by zero)")
-            return Fraction(int(numerator), int(denominator))
+        text = value.strip(_ASCII_SPACE)
+        quotient = _QUOTIENT.fullmatch(text)
+        if quotient:
+            sign, numerator, denominator = quotient.groups()
+            q = _integer(denominator, where)
+            if q == 0:
+                raise InputError(where, f"expected a number, got {describe(value)} (division by zero)")
+            p = _integer(numerator, where)
+            return Fraction(-p if sign == "-" else p, q)
         match = _DECIMAL.fullmatch(text)
         if match:
-            if match.group(1) is not None and abs(int(match.group(1))) > MAX_EXPONENT:
-                raise InputError(where, f"expected an exponent of at most {MAX_EXPONENT}, got {value!r}")
-            return Fraction(text)
+            mantissa, _, exponent = text.upper().partition("E")
+            if exponent and (len(exponent.lstrip("+-0")) > len(str(MAX_EXPONENT))
+                             or int(exponent.lstrip("+-0") or "0") > MAX_EXPONENT):
+                raise InputError(where, f"expected an exponent of at most {MAX_EXPONENT}, got {describe(value)}")
+            sign = "-" if mantissa.startswith("-") else ""
+            whole, _, fraction = mantissa.lstrip("+-").partition(".")
+            scale = (int(exponent.lstrip("+-") or "0") * (-1 if exponent.startswith("-") else 1)) - len(fraction)
+            digits = _integer(sign + ((whole + fraction) or "0"), where)
+            return Fraction(digits * 10 ** scale) if scale >= 0 else Fraction(digits, 10 ** -scale)
     raise InputError(where, f"expected a number (integer, float or a string such as \"-7/12\"), "
                             f"got {describe(value)}")
 

@@ -57,7 +57,6 @@ change or an uncovered facet anywhere shows inside the box as well, and the chec
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from dataclasses import dataclass, field
@@ -70,7 +69,7 @@ from .claims import check_claim
 from .derived import check_linear_regions, check_search, check_summary, components
 from .errors import InputError, VerificationError
 from .export import Export, load_export
-from .reading import dot
+from .reading import dot, read_document
 
 __all__ = ["Result", "verify_export", "verify_file", "main", "DEFAULT_MAX_SUBSETS", "PAIRWISE_LIMIT",
            "EXIT_VERIFIED", "EXIT_FAILED", "EXIT_UNREADABLE", "EXIT_CLAIM_UNCHECKED"]
@@ -425,22 +424,12 @@ def _verify_derived(ex: Export, result: Result, linear: set[frozenset[int]]) -> 
         result.lines.append(check_search(ex.search, engine=ex.engine))
 
 
-def _reject_constant(name: str):
-    raise InputError("json", f"{name} is not a number")
-
-
 def verify_file(path: str, *, max_subsets: int = DEFAULT_MAX_SUBSETS) -> Result:
-    """Read and verify an export file; :class:`InputError` (field ``file``/``json``/...) when unreadable."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError("file", f"cannot read: {exc}") from None
-    try:
-        doc = json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        raise InputError("json", f"not valid JSON: {exc}") from None
-    return verify_export(doc, max_subsets=max_subsets)
+    """Read and verify an export file; :class:`InputError` (field ``file``/``json``/...) when unreadable.
+
+    Only a regular file is read (a FIFO or a device is refused before reading: one would block, the other never
+    end), through :func:`proofs_check.reading.read_document`."""
+    return verify_export(read_document(path), max_subsets=max_subsets)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -456,17 +445,24 @@ def main(argv: Sequence[str] | None = None) -> int:
                              f"(default {DEFAULT_MAX_SUBSETS})")
     parser.add_argument("--quiet", action="store_true", help="print only the last line")
     args = parser.parse_args(argv)
+    # Every number read has at most reading.MAX_DIGITS digits, but a report may print longer ones (and ones
+    # beyond Python's guard of 4,300 digits on str(int)): lift the guard while the check runs.
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
     try:
-        result = verify_file(args.file, max_subsets=args.max_subsets)
-    except InputError as exc:
-        print(f"proofs_check: error: {args.file}: {exc}", file=sys.stderr)
-        return EXIT_UNREADABLE
-    except RecursionError:
-        print(f"proofs_check: error: {args.file}: json: nested too deeply", file=sys.stderr)
-        return EXIT_UNREADABLE
-    lines = result.lines[-1:] if args.quiet else [f"proofs_check: {args.file}"] + result.lines
-    print("\n".join(lines))
-    return result.status
+        try:
+            result = verify_file(args.file, max_subsets=args.max_subsets)
+        except InputError as exc:
+            print(f"proofs_check: error: {args.file}: {exc}", file=sys.stderr)
+            return EXIT_UNREADABLE
+        except RecursionError:
+            print(f"proofs_check: error: {args.file}: json: nested too deeply", file=sys.stderr)
+            return EXIT_UNREADABLE
+        lines = result.lines[-1:] if args.quiet else [f"proofs_check: {args.file}"] + result.lines
+        print("\n".join(lines))
+        return result.status
+    finally:
+        sys.set_int_max_str_digits(limit)
 
 
 if __name__ == "__main__":

@@ -51,6 +51,8 @@ def test_a_breakpoint_belongs_to_the_piece_on_its_left():
 @st.composite
 def activations(draw):
     breakpoints = sorted(draw(st.sets(fractions, min_size=0, max_size=4)))
+    if not breakpoints:  # the only activation without breakpoints is the identity
+        return piecewise_linear([], [1], 0)
     slopes = [draw(fractions)]
     for _ in breakpoints:
         slopes.append(draw(fractions.filter(lambda q, prev=slopes[-1]: q != prev)))
@@ -101,9 +103,19 @@ def test_parameters_of_a_named_function_give_that_function():
     assert Activation("piecewise_linear", (F(0),), (F(0), F(1)), F(0)) == relu()  # same function
 
 
-def test_an_affine_activation_has_no_neurons_but_keeps_its_map():
-    f = piecewise_linear([], [2], 3)
-    assert f.is_linear and f(5) == 13 and f.piece_map(0) == (2, 3)
+def test_the_identity_is_the_only_activation_without_breakpoints():
+    f = piecewise_linear([], [1], 0)
+    assert f.is_linear and f == linear() and f(5) == 5 and f.piece_map(0) == (1, 0)
+    assert Activation("piecewise_linear", (), (F(1),), F(0)).to_json() == "linear"
+
+
+@pytest.mark.parametrize("make", [lambda: piecewise_linear([], [2], 3), lambda: piecewise_linear([], [1], 1),
+                                  lambda: Activation("piecewise_linear", (), (F(2),), F(0))])
+def test_regression_an_affine_activation_was_taken_for_the_identity(make):
+    # t -> 2 t + 3 without breakpoints was accepted, and the engines that take a layer without breakpoints for
+    # the identity answered wrongly (exact_distance gave 25/4 instead of 1/16 for such a first layer).
+    with pytest.raises(InvalidInputError, match=r"breakpoints: expected at least one breakpoint"):
+        make()
 
 
 @pytest.mark.parametrize("obj, field", [
@@ -134,6 +146,16 @@ def test_an_affine_activation_has_no_neurons_but_keeps_its_map():
      "net.json: layers[0].activation: slopes[1]"),
     ({"kind": "piecewise_linear", "breakpoints": [0], "slopes": [0, 1], "offset": float("inf")},
      "net.json: layers[0].activation: offset"),
+    ({"kind": "piecewise_linear", "breakpoints": [], "slopes": [1], "offset": 0},
+     "net.json: layers[0].activation: breakpoints"),
+    ({"kind": "piecewise_linear", "breakpoints": [], "slopes": [2], "offset": 3},
+     "net.json: layers[0].activation: breakpoints"),
+    ({"kind": ["relu"]}, "net.json: layers[0].activation: kind"),
+    ({"kind": {"relu": 1}}, "net.json: layers[0].activation: kind"),
+    ({"kind": "piecewise_linear", "breakpoints": ["\u0661"], "slopes": [0, 1], "offset": 0},
+     "net.json: layers[0].activation: breakpoints[0]"),
+    ({"kind": "leaky_relu", "negative_slope": "1" * 10_001}, "net.json: layers[0].activation: negative_slope"),
+    ({"kind": "leaky_relu", "negative_slope": "1e-400000000"}, "net.json: layers[0].activation: negative_slope"),
 ])
 def test_bad_activations_are_rejected_with_the_field_named(obj, field):
     with pytest.raises(InvalidInputError) as info:

@@ -368,3 +368,75 @@ def test_custom_modules_are_read_in_registration_order_and_checked():
     assert network_from_torch(Wrapper()).widths == (2,)
     with pytest.raises(InvalidInputError, match="Skipping: expected forward"):
         network_from_torch(Skipping())
+
+
+# --- input files within limits (issue 17) ------------------------------------------------------------------
+
+def test_regression_files_that_are_not_regular_are_refused_by_name_before_reading(tmp_path):
+    # /dev/zero was read until memory ran out; a FIFO blocked for ever
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    (tmp_path / "folder.json").mkdir()
+    for path, kind in ((fifo, "a FIFO"), (tmp_path / "folder.json", "a directory"),
+                       ("/dev/zero", "a character device")):
+        with pytest.raises(InvalidInputError, match=f"{path}: expected a regular file, got {kind}"):
+            load_network(path)
+    with pytest.raises(InvalidInputError, match="pipe.json.npz: expected a regular file, got a FIFO"):
+        os.mkfifo(tmp_path / "pipe.json.npz")
+        load_network(tmp_path / "pipe.json.npz")
+
+
+def test_files_above_the_size_limit_are_refused_without_reading(tmp_path):
+    for name in ("big.json", "big.npz"):
+        with open(tmp_path / name, "wb") as handle:
+            handle.truncate((1 << 30) + 1)  # sparse: nothing is stored
+        with pytest.raises(InvalidInputError, match=f"{name}: expected a file of at most 1 GiB, got 1 GiB"):
+            load_network(tmp_path / name)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[" * 100_000 + "]" * 100_000, "expected JSON nested at most 100 deep"),
+    ('{"a":' * 101 + "1" + "}" * 101, "expected JSON nested at most 100 deep"),
+    ("1" * 10_001, "expected at most 10000 digits"),
+], ids=["arrays", "objects", "integer"])
+def test_regression_deep_nesting_and_long_integer_literals_name_the_file(text, message, tmp_path):
+    # a RecursionError and "Exceeds the limit (4300 digits)" tracebacks before
+    path = tmp_path / "net.json"
+    path.write_text(text)
+    with pytest.raises(InvalidInputError, match=f"net.json: {message}"):
+        load_network(path)
+
+
+def test_integer_literals_beyond_4300_digits_are_read_exactly(tmp_path):
+    path = tmp_path / "net.json"
+    path.write_text(json.dumps(_doc()).replace('"bias": [0, 0]', '"bias": [0, ' + "3" * 5000 + "]"))
+    assert load_network(path).layers[0].bias[1] == (10 ** 5000 - 1) // 3
+
+
+@pytest.mark.parametrize("W0, dtype", [(np.array([["1", "0"], ["0", "1"]]), "<U1"),
+                                       (np.array([[b"1", b"0"], [b"0", b"1"]]), "|S1"),
+                                       (np.eye(2, dtype=bool), "bool"), (np.eye(2) + 0j, "complex128")])
+def test_regression_npz_arrays_must_be_real_numbers(W0, dtype, tmp_path):
+    # a string array was read number by number, as if it were a JSON network
+    path = tmp_path / "net.npz"
+    np.savez(path, W0=W0, b0=np.zeros(2))
+    with pytest.raises(InvalidInputError, match=f"net.npz: W0: expected an array of real numbers .*got dtype {dtype}"):
+        load_network(path)
+
+
+@pytest.mark.parametrize("path", [None, 3, b"net.json", ""])
+def test_load_network_checks_the_type_of_its_path(path):
+    with pytest.raises(InvalidInputError, match="load_network: path: expected a file path"):
+        load_network(path)
+
+
+def test_torch_module_list_gets_one_clear_error():
+    torch = pytest.importorskip("torch")
+    from polyregions.networks.importers import network_from_torch
+
+    layers = torch.nn.ModuleList([torch.nn.Linear(2, 2), torch.nn.ReLU()])
+    with pytest.raises(InvalidInputError, match=r"^ModuleList: expected one of Linear, .* got a ModuleList, which "
+                                                r"has no forward\(\)"):
+        network_from_torch(layers)
+    with pytest.raises(InvalidInputError, match=r"^Sequential\.1: .*ModuleList"):
+        network_from_torch(torch.nn.Sequential(torch.nn.Linear(2, 2), layers))

@@ -3,7 +3,8 @@
 ``{"format": "polyregions.arrangement/1", "dimension": d, "hyperplanes": [[a_1, ..., a_d, c], ...]}``: each row
 is the hyperplane ``a . x = c``. Numbers follow the project's exact rules (JSON integers, floats at their exact
 binary value, strings such as ``"-7/12"`` or ``"0.1"``). ``dimension`` may be left out when there is at least
-one row. Errors name the file and the field.
+one row. Files are read within the limits of :mod:`polyregions._limits` (a regular file of at most 1 GiB,
+nesting at most 100 deep, integers of at most 10,000 digits). Errors name the file and the field.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 from polyregions.arrangements.arrangement import Arrangement, canonical_hyperplanes
 from polyregions.errors import InvalidInputError
+from polyregions.exact.rationals import _describe
 
 __all__ = ["FORMAT", "read_arrangement", "write_arrangement", "arrangement_from_json", "arrangement_to_json"]
 
@@ -36,13 +38,13 @@ def arrangement_from_json(data: Any, *, source: str = "arrangement") -> Arrangem
         raise InvalidInputError(f"{source}: format: expected \"{FORMAT}\", got {got}")
     dim = data.get("dimension")
     if dim is not None and (isinstance(dim, bool) or not isinstance(dim, int) or dim < 0):
-        raise InvalidInputError(f"{source}: dimension: expected a non-negative integer, got {json.dumps(dim)}")
+        raise InvalidInputError(f"{source}: dimension: expected a non-negative integer, got {_describe(dim)}")
     if "hyperplanes" not in data:
         raise InvalidInputError(f"{source}: hyperplanes: expected a list of rows [a_1, ..., a_d, c], got nothing")
     rows = data["hyperplanes"]
     if not isinstance(rows, list):
         raise InvalidInputError(f"{source}: hyperplanes: expected a list of rows [a_1, ..., a_d, c], got "
-                                f"{json.dumps(rows)[:60]}")
+                                f"{_describe(rows)}")
     if dim is None and not rows:
         raise InvalidInputError(f"{source}: dimension: expected the dimension when there are no hyperplanes, "
                                 f"got nothing")
@@ -61,17 +63,17 @@ def read_arrangement(path: str | os.PathLike) -> Arrangement:
     InvalidInputError
         ``"FILE: field: ..."`` for an unreadable file, bad JSON, a wrong format, shape or number.
     """
-    name = os.fspath(path)
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except (OSError, UnicodeDecodeError) as error:
-        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-        raise InvalidInputError(f"{name}: file: cannot read it ({reason})") from None
-    try:
-        data = json.loads(text)  # NaN and Infinity become floats that the number reader rejects by field
-    except (json.JSONDecodeError, ValueError) as error:
-        raise InvalidInputError(f"{name}: JSON: expected valid JSON, got {error}") from None
+    from polyregions._input_files import input_name, parse_json, read_input_text
+
+    name = input_name(path, what="read_arrangement: path")
+    try:  # a regular file of at most 1 GiB, UTF-8
+        text = read_input_text(name)
+    except InvalidInputError as error:
+        raise InvalidInputError(f"{name}: file: {str(error).removeprefix(name + ': ')}") from None
+    try:  # nesting and digits bounded; NaN and Infinity become floats that the number reader rejects by field
+        data = parse_json(text, what=name)
+    except InvalidInputError as error:
+        raise InvalidInputError(f"{name}: JSON: {str(error).removeprefix(name + ': ')}") from None
     return arrangement_from_json(data, source=name)
 
 

@@ -329,13 +329,29 @@ def parse_name(text: str) -> Arrangement:
         except InvalidInputError:
             raise InvalidInputError(f"--name: expected one of {choices}, got {text!r}") from None
         return _TYPED[name](arguments)
-    try:
-        numbers = [int(v) for v in arguments.split(",")] if arguments else []
-    except ValueError:
+    from polyregions._limits import MAX_DOMAIN_DIMENSION, MAX_HYPERPLANES
+    from polyregions.exact.rationals import _describe, integer
+
+    try:  # ASCII digits only: int() would read "braid:\u0663" as braid:3
+        numbers = [integer(v, what="--name") for v in arguments.split(",")] if arguments else []
+    except InvalidInputError:
         numbers = None
     if numbers is None or (name in _NAMED and len(numbers) != 1) or (name == "generic" and len(numbers) not in (2, 3)) \
             or (name not in _NAMED and name != "generic"):
-        raise InvalidInputError(f"--name: expected one of {choices}, got {text!r}")
+        raise InvalidInputError(f"--name: expected one of {choices}, got {_describe(text)}")
+    # the size before the arrangement is built: at least 1, at most MAX_HYPERPLANES hyperplanes in at most
+    # MAX_DOMAIN_DIMENSION dimensions (braid:N has N(N-1)/2 hyperplanes, catalan:N 3N(N-1)/2, resonance:N and
+    # threshold:N about 2^N)
+    n = numbers[0]
+    if name == "generic":
+        size, dim = numbers[0], numbers[1]
+    elif name in ("resonance", "threshold"):
+        size, dim = (2 ** n if n < 64 else 2 ** 64), n
+    else:
+        size, dim = 2 * n * n, n
+    if min(numbers[:2]) < 1 or size > MAX_HYPERPLANES or dim > MAX_DOMAIN_DIMENSION:
+        raise InvalidInputError(f"--name: expected a size from 1 up to about {MAX_HYPERPLANES} hyperplanes in at most "
+                                f"{MAX_DOMAIN_DIMENSION} dimensions, got {_describe(text)}")
     if name == "generic":
         return generic(numbers[0], numbers[1], seed=numbers[2] if len(numbers) == 3 else 0)
     return _NAMED[name](numbers[0])

@@ -46,7 +46,7 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-_NEGATIVE_VALUE = re.compile(r"-[\d.]")
+_NEGATIVE_VALUE = re.compile(r"-[0-9.]", re.ASCII)
 
 
 def _join_negative_values(argv: list[str]) -> list[str]:
@@ -68,14 +68,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     parser = _build_parser()
     args = parser.parse_args(_join_negative_values(list(sys.argv[1:] if argv is None else argv)))
+    limit = sys.get_int_max_str_digits()
     try:
+        # Every number read is bounded (polyregions._limits), but exact results may outgrow Python's guard
+        # against converting huge integers to text (4,300 digits): lift it while the command runs.
+        sys.set_int_max_str_digits(0)
         with interrupts_raise():  # SIGTERM stops a run as Ctrl-C does: what is finished is written, then 130
             return int(args.run(args) or 0)
     except PolyregionsError as error:
         _fail(str(error))
+    except MemoryError:
+        _fail("out of memory: the input needs more memory than this process may use (see the limits in "
+              "polyregions._limits)")
     except KeyboardInterrupt:
         sys.stderr.write("polyregions: interrupted\n")
         return 130
+    finally:
+        sys.set_int_max_str_digits(limit)
     return 0
 
 

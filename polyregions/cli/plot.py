@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 
+from polyregions._limits import MAX_DPI
+from polyregions.cli._options import dpi, integer_at_least
+
 __all__ = ["add_parser", "run", "KINDS"]
 
 #: The kinds of picture, with what each draws.
@@ -21,7 +24,8 @@ KINDS = {
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", metavar="FILE", required=True,
                         help="the picture to write: a .png, .svg or .pdf file")
-    parser.add_argument("--dpi", type=int, default=150, help="resolution of a .png (default 150)")
+    parser.add_argument("--dpi", type=dpi, default=150,
+                        help=f"resolution of a .png in dots per inch, 1 to {MAX_DPI} (default 150)")
     parser.add_argument("--title", help="a title instead of the default one")
     parser.add_argument("--json", action="store_true", help="print one line of JSON")
 
@@ -62,7 +66,8 @@ def add_parser(subparsers) -> None:
     layers = _network_kind(kinds, "layers")
     layers.add_argument("--color-by", default="pattern", choices=("pattern", "linear", "class"))
     graph = _network_kind(kinds, "graph")
-    graph.add_argument("--output-index", type=int, default=0, metavar="K", help="which output to draw (default 0)")
+    graph.add_argument("--output-index", type=integer_at_least(0), default=0, metavar="K",
+                       help="which output to draw (default 0)")
     _network_kind(kinds, "adjacency")
     arrangement = _arrangement_kind(kinds, "arrangement")
     arrangement.add_argument("--window", metavar="X0,Y0,X1,Y1",
@@ -79,14 +84,14 @@ def _window(text: str | None):
     if text is None:
         return None
     from polyregions.errors import InvalidInputError
-    from polyregions.exact.rationals import rational
+    from polyregions.exact.rationals import _describe, rational
 
     parts = text.split(",")
     if len(parts) != 4:
-        raise InvalidInputError(f"--window: expected X0,Y0,X1,Y1 such as -1,-1,1,1, got {text!r}")
+        raise InvalidInputError(f"--window: expected X0,Y0,X1,Y1 such as -1,-1,1,1, got {_describe(text)}")
     x0, y0, x1, y1 = (rational(p, what="--window") for p in parts)
     if not (x0 < x1 and y0 < y1):
-        raise InvalidInputError(f"--window: expected X0 < X1 and Y0 < Y1, got {text!r}")
+        raise InvalidInputError(f"--window: expected X0 < X1 and Y0 < Y1, got {_describe(text)}")
     return ((x0, y0), (x1, y1))
 
 

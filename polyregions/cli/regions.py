@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from polyregions.cli._options import workers
+
 __all__ = ["add_parser", "run", "add_domain_options", "read_domain"]
 
 
@@ -24,30 +26,25 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--export", metavar="FILE", help="write the region complex with its certificates (JSON)")
     parser.add_argument("--graphml", metavar="FILE", help="write the adjacency graph (GraphML)")
     parser.add_argument("--progress", action="store_true", help="show progress on a terminal")
-    parser.add_argument("--workers", type=_positive, default=1, metavar="N",
-                        help="processes for the LP engine (default 1)")
+    parser.add_argument("--workers", type=workers(1), default=1, metavar="N",
+                        help="processes for the LP engine (default 1; more than the cores available count as "
+                             "that many)")
     parser.set_defaults(run=run)
-
-
-def _positive(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return int(text)
 
 
 def read_domain(args, input_dim: int):
     """The domain named by ``--box`` or ``--domain``."""
     from polyregions.errors import InvalidInputError
-    from polyregions.exact.rationals import rational
+    from polyregions.exact.rationals import _describe, rational
     from polyregions.regions.domains import box, load_domain
 
     if args.domain is not None:
         return load_domain(args.domain, input_dim=input_dim)
     parts = args.box.split(",")
     if len(parts) != 2:
-        raise InvalidInputError(f"--box: expected LO,HI such as -1,1, got {args.box!r}")
+        raise InvalidInputError(f"--box: expected LO,HI such as -1,1, got {_describe(args.box)}")
     lo, hi = (rational(p, what="--box") for p in parts)
-    return box([lo] * input_dim, [hi] * input_dim)
+    return box([lo] * input_dim, [hi] * input_dim, what="--box")
 
 
 def run(args) -> int:

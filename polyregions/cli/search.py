@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import json
 
+from polyregions.cli._options import integer_at_least, integers
+from polyregions.cli._options import widths as read_widths
+
 __all__ = ["add_parser", "run"]
 
 
@@ -24,34 +27,28 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--widths", metavar="N0,N1,...", help="input dimension and hidden widths, e.g. 1,2,2")
     parser.add_argument("--activation", default="relu",
                         help="relu (default), hardtanh, leaky_relu (slope 1/100) or leaky_relu:SLOPE")
-    parser.add_argument("--output-dim", type=int, default=1, metavar="M",
+    parser.add_argument("--output-dim", type=integer_at_least(0), default=1, metavar="M",
                         help="width of the linear output layer (default 1; 0: none)")
     parser.add_argument("--start", metavar="NETWORK", help="begin from this network (it fixes the architecture)")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--box", metavar="LO,HI", help="count regions in [LO, HI]^input_dim (default -1,1)")
     where.add_argument("--domain", metavar="FILE", help="count regions in the domain of a domain file")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the search (default 0)")
-    parser.add_argument("--evaluations", type=int, default=2000, help="candidates to examine (default 2000)")
-    parser.add_argument("--patience", type=int, default=50, help="moves without progress before a restart")
+    parser.add_argument("--seed", type=integer_at_least(0), default=0, help="seed of the search (default 0)")
+    parser.add_argument("--evaluations", type=integer_at_least(1), default=2000,
+                        help="candidates to examine (default 2000)")
+    parser.add_argument("--patience", type=integer_at_least(1), default=50,
+                        help="moves without progress before a restart")
     parser.add_argument("--max-abs", default="2", metavar="Q", help="largest |weight| of the grid (default 2)")
     parser.add_argument("--denominators", default="1,2", metavar="Q1,Q2,...",
                         help="denominators of the grid (default 1,2: integers and halves)")
     parser.add_argument("--maximize", action="store_true", help="keep searching for the largest violation")
-    parser.add_argument("--shrink", type=int, default=200, help="candidates spent simplifying a counterexample")
+    parser.add_argument("--shrink", type=integer_at_least(0), default=200,
+                        help="candidates spent simplifying a counterexample")
     parser.add_argument("--engine", default="auto", choices=("auto", "mesh", "lp"))
     parser.add_argument("-o", "--output", metavar="CERT", help="write the certificate (JSON) here")
     parser.add_argument("--json", action="store_true", help="print one line of JSON")
     parser.add_argument("--progress", action="store_true", help="show progress on a terminal")
     parser.set_defaults(run=run)
-
-
-def _integers(text: str, what: str) -> list[int]:
-    from polyregions.errors import InvalidInputError
-
-    try:
-        return [int(part) for part in text.split(",")]
-    except ValueError:
-        raise InvalidInputError(f"{what}: expected comma-separated integers, got {text!r}") from None
 
 
 def run(args) -> int:
@@ -78,18 +75,25 @@ def run(args) -> int:
         start = load_network(args.start)
         input_dim = start.input_dim
     elif args.widths:
-        widths = _integers(args.widths, "--widths")
+        widths = read_widths(args.widths, output_dim=args.output_dim)
         input_dim = widths[0]
     else:
         raise InvalidInputError("--widths: expected the input dimension and hidden widths such as 1,2,2 "
                                 "(or --start NETWORK), got nothing")
-    if input_dim < 1:
-        raise InvalidInputError(f"--widths: expected a positive input dimension, got {input_dim}")
     if args.box is None and args.domain is None:
         args.box = "-1,1"
     from polyregions.cli.regions import read_domain
     domain = read_domain(args, input_dim)
-    values = simple_values(max_abs=args.max_abs, denominators=_integers(args.denominators, "--denominators"))
+    denominators = integers(args.denominators, what="--denominators")
+    try:
+        values = simple_values(max_abs=args.max_abs, denominators=denominators)
+    except InvalidInputError as error:  # name the options as the command line spells them
+        message = str(error)
+        for name, option in (("max_abs, denominators", "--max-abs, --denominators"), ("max_abs", "--max-abs"),
+                             ("denominators", "--denominators")):
+            if message.startswith(f"{name}:"):
+                message = option + message[len(name):]
+        raise InvalidInputError(message) from None
     result = search(args.claim, widths=widths, activation=args.activation,
                     output_dim=args.output_dim or None, domain=domain, seed=args.seed,
                     evaluations=args.evaluations, patience=args.patience, values=values, start=start,

@@ -17,6 +17,9 @@ from __future__ import annotations
 
 import json
 
+from polyregions.cli._options import widths as read_widths
+from polyregions.cli._options import workers
+
 __all__ = ["add_parser", "run"]
 
 
@@ -33,7 +36,9 @@ def add_parser(subparsers) -> None:
                              "with commas")
     parser.add_argument("--box", default="-1,1", metavar="LO,HI", help="count in [LO, HI]^n0 (default -1,1)")
     parser.add_argument("-o", "--output", required=True, metavar="TABLE", help="the table (.csv or .parquet)")
-    parser.add_argument("--workers", type=int, default=2, help="local worker processes (default 2; 0: none)")
+    parser.add_argument("--workers", type=workers(0), default=2,
+                        help="local worker processes (default 2; 0: none; more than the cores available count as "
+                             "that many)")
     parser.add_argument("--scheduler", metavar="ADDRESS", help="run on this Dask scheduler (tcp://host:port)")
     parser.add_argument("--engine", default="auto", choices=("auto", "mesh", "lp"))
     parser.add_argument("--json", action="store_true", help="print one line of JSON")
@@ -48,19 +53,14 @@ def _names(values, default: str) -> list[str]:
 def run(args) -> int:
     from polyregions._atomic import check_output
     from polyregions.errors import InvalidInputError
+    from polyregions.exact.rationals import _describe
     from polyregions.experiments.sweeps import parse_seeds, sweep, sweep_tasks
 
     check_output(args.output, what="--output")
-    widths = []
-    for text in args.widths:
-        try:
-            widths.append([int(part) for part in text.split(",")])
-        except ValueError:
-            raise InvalidInputError(f"--widths: expected comma-separated integers such as 2,8,8, "
-                                    f"got {text!r}") from None
+    widths = [read_widths(text) for text in args.widths]
     parts = args.box.split(",")
     if len(parts) != 2:
-        raise InvalidInputError(f"--box: expected LO,HI such as -1,1, got {args.box!r}")
+        raise InvalidInputError(f"--box: expected LO,HI such as -1,1, got {_describe(args.box)}")
     activations = [name for name in _names(args.activation, "relu")]
     tasks = sweep_tasks(widths, seeds=parse_seeds(args.seeds), inits=_names(args.init, "he_normal"),
                         activations=activations, box=(parts[0], parts[1]), engine=args.engine)

@@ -4,6 +4,11 @@ Every number polyregions reads becomes a :class:`fractions.Fraction` holding its
 an ``int`` is itself, a binary ``float`` is the dyadic rational it stores (``0.1`` is
 ``3602879701896397/36028797018963968``), and a string is read as written (``"0.1"`` is ``1/10``,
 ``"-7/12"``, ``"1e-3"``). NaN, infinities, booleans, empty strings and ``"1/0"`` are rejected.
+
+Strings hold ASCII digits only (``"\u0661"``, an Arabic-Indic one, is not a number here, although Python's ``int``
+reads it), with at most :data:`~polyregions._limits.MAX_DIGITS` (10,000) digits in each integer part and a
+decimal exponent of at most :data:`~polyregions._limits.MAX_EXPONENT` (4000); only ASCII white space around
+them is ignored. Numbers of any size are written back exactly, beyond Python's limit on ``str(int)``.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from polyregions._limits import MAX_DIGITS, MAX_EXPONENT
 from polyregions.errors import InvalidInputError
 
 __all__ = [
@@ -24,19 +30,25 @@ __all__ = [
     "rational_vector",
     "rational_matrix",
     "format_rational",
-    "MAX_EXPONENT",
+    "integer",
 ]
 
-#: Largest decimal exponent accepted in a string such as ``"1e300"``; beyond it the exact value would
-#: need megabytes of digits, which is almost surely a mistake in the input.
-MAX_EXPONENT = 4000
-
-_DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?")
-_QUOTIENT = re.compile(r"[+-]?\d+/\d+")
+# ASCII only: in a str pattern \d and str.isdigit() also take every Unicode decimal digit.
+_DECIMAL = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?)([0-9]+))?", re.ASCII)
+_QUOTIENT = re.compile(r"([+-]?)([0-9]+)/([0-9]+)", re.ASCII)
+_INTEGER = re.compile(r"([+-]?)([0-9]+)", re.ASCII)
+_ASCII_SPACE = " \t\n\r\f\v"
+# Python refuses str <-> int conversions beyond a few thousand digits (sys.get_int_max_str_digits, at least
+# 640); chunks this short always convert, whatever the setting.
+_CHUNK = 600
+_CHUNK_BITS = 1990  # below 600 decimal digits
 
 
 def _describe(value: Any) -> str:
-    text = repr(value)
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):  # an int beyond Python's str limit, a deeply nested list
+        return f"a {type(value).__name__}"
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -47,8 +59,8 @@ def rational(value: Any, *, what: str = "number") -> Fraction:
     ----------
     value : int, float, str, Fraction, Decimal, numpy scalar or any ``numbers.Rational``
         The number. Floats are converted losslessly (a float is the dyadic rational it stores); strings are
-        read exactly as written: an integer, a quotient ``"p/q"`` or a decimal with an optional exponent of
-        at most :data:`MAX_EXPONENT`.
+        read exactly as written: an integer, a quotient ``"p/q"`` or a decimal with an optional exponent, in
+        ASCII digits, within the limits of the module documentation.
     what : str, keyword-only
         What the number is, for the error message (for example ``"layers[0].bias[1]"``).
 
@@ -61,7 +73,8 @@ def rational(value: Any, *, what: str = "number") -> Fraction:
     ------
     InvalidInputError
         When ``value`` is not a finite number: NaN, an infinity, a boolean, an empty or malformed string,
-        ``"1/0"``, or an object of another type.
+        ``"1/0"``, a string with non-ASCII digits or beyond the digit and exponent limits, or an object of
+        another type.
 
     Examples
     --------
@@ -90,6 +103,10 @@ def rational(value: Any, *, what: str = "number") -> Fraction:
     if isinstance(value, Decimal):
         if not value.is_finite():
             raise InvalidInputError(f"{what}: expected a finite number, got {value!r}")
+        digits, exponent = len(value.as_tuple().digits), int(value.as_tuple().exponent)
+        if digits > MAX_DIGITS or abs(exponent) > MAX_EXPONENT + MAX_DIGITS:  # Decimal("1e999999999") is finite
+            raise InvalidInputError(f"{what}: expected at most {MAX_DIGITS} digits and an exponent of at most "
+                                    f"{MAX_EXPONENT}, got a Decimal of {digits} digits and exponent {exponent}")
         return Fraction(value)
     if isinstance(value, numbers.Rational):
         return Fraction(int(value.numerator), int(value.denominator))
@@ -100,20 +117,87 @@ def rational(value: Any, *, what: str = "number") -> Fraction:
 
 
 def _parse(text: str, what: str) -> Fraction:
-    stripped = text.strip()
-    if _QUOTIENT.fullmatch(stripped):
-        numerator, denominator = stripped.split("/")
-        if int(denominator) == 0:
-            raise InvalidInputError(f"{what}: expected a number, got {text!r} (division by zero)")
-        return Fraction(int(numerator), int(denominator))
-    match = _DECIMAL.fullmatch(stripped)
+    stripped = text.strip(_ASCII_SPACE)
+    match = _QUOTIENT.fullmatch(stripped)
     if match:
-        if match.group(1) is not None and abs(int(match.group(1))) > MAX_EXPONENT:
-            raise InvalidInputError(f"{what}: expected an exponent of at most {MAX_EXPONENT} in absolute "
-                                    f"value, got {text!r}")
-        return Fraction(stripped)
+        sign, top, bottom = match.groups()
+        numerator = _digits_value(top, what, "numerator")
+        denominator = _digits_value(bottom, what, "denominator")
+        if denominator == 0:
+            raise InvalidInputError(f"{what}: expected a number, got {_describe(text)} (division by zero)")
+        return Fraction(-numerator if sign == "-" else numerator, denominator)
+    match = _DECIMAL.fullmatch(stripped)
+    if match and (match.group(2) or match.group(3)):
+        sign, whole, fraction, exponent_sign, exponent_digits = match.groups()
+        fraction = fraction or ""
+        mantissa = _digits_value(whole + fraction, what, "number")
+        exponent = 0
+        if exponent_digits is not None:
+            significant = exponent_digits.lstrip("0")
+            # compare as text first: int() of a 5,000-digit exponent would itself fail
+            if len(significant) > len(str(MAX_EXPONENT)) or int(significant or "0") > MAX_EXPONENT:
+                raise InvalidInputError(f"{what}: expected an exponent of at most {MAX_EXPONENT} in absolute "
+                                        f"value, got {_describe(text)}")
+            exponent = -int(significant or "0") if exponent_sign == "-" else int(significant or "0")
+        shift = exponent - len(fraction)
+        value = Fraction(mantissa * 10 ** shift) if shift >= 0 else Fraction(mantissa, 10 ** -shift)
+        return -value if sign == "-" else value
     raise InvalidInputError(f"{what}: expected a number such as \"3\", \"-7/12\", \"0.1\" or \"1e-3\", "
                             f"got {_describe(text)}")
+
+
+def _digits_value(digits: str, what: str, part: str) -> int:
+    """The integer written by ASCII ``digits``, at most :data:`MAX_DIGITS` of them, whatever Python's str limit."""
+    if len(digits) > MAX_DIGITS:
+        raise InvalidInputError(f"{what}: expected at most {MAX_DIGITS} digits in a {part}, got {len(digits)} digits")
+    if len(digits) <= _CHUNK:
+        return int(digits)
+    half = len(digits) // 2  # by halves: a few large multiplications rather than many small ones
+    return _digits_value(digits[:half], what, part) * 10 ** (len(digits) - half) + \
+        _digits_value(digits[half:], what, part)
+
+
+def integer(value: Any, *, what: str = "integer") -> int:
+    """Return an exact integer from an ``int`` or a string of ASCII digits.
+
+    Parameters
+    ----------
+    value : int, numpy integer or str
+        A string holds an optional sign and at most :data:`~polyregions._limits.MAX_DIGITS` ASCII digits
+        (``int`` would also take ``"\u0663"``, ``"1_000"`` and Unicode white space; this does not).
+    what : str, keyword-only
+        What the number is, for the error message (for example ``"--workers"``).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    InvalidInputError
+        When ``value`` is a boolean, a float, a string that is not an integer in ASCII digits, or another type.
+
+    Examples
+    --------
+    >>> from polyregions.exact.rationals import integer
+    >>> integer(" -12 "), integer(7)
+    (-12, 7)
+    >>> integer("\u0663", what="--workers")
+    Traceback (most recent call last):
+    ...
+    polyregions.errors.InvalidInputError: --workers: expected an integer such as "3", got '\u0663'
+    """
+    if isinstance(value, (bool, np.bool_)):
+        raise InvalidInputError(f"{what}: expected an integer, got the boolean {value!r}")
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, str):
+        match = _INTEGER.fullmatch(value.strip(_ASCII_SPACE))
+        if match:
+            number = _digits_value(match.group(2), what, "number")
+            return -number if match.group(1) == "-" else number
+        raise InvalidInputError(f"{what}: expected an integer such as \"3\", got {_describe(value)}")
+    raise InvalidInputError(f"{what}: expected an integer, got {type(value).__name__} {_describe(value)}")
 
 
 def rational_vector(values: Any, *, what: str = "vector", length: int | None = None) -> tuple[Fraction, ...]:
@@ -207,6 +291,8 @@ def rational_matrix(rows: Any, *, what: str = "matrix", shape: tuple[int | None,
 def format_rational(value: Fraction) -> str:
     """Write a rational as ``"p/q"`` (or ``"p"`` for an integer), the exact form read back by :func:`rational`.
 
+    Numbers of any size are written, also beyond Python's limit on ``str(int)`` (4300 digits by default).
+
     Parameters
     ----------
     value : Fraction
@@ -222,5 +308,24 @@ def format_rational(value: Fraction) -> str:
     >>> import polyregions as pr
     >>> pr.format_rational(pr.rational("-14/24")), pr.format_rational(pr.rational(3.0))
     ('-7/12', '3')
+    >>> len(pr.format_rational(pr.rational(10) ** 5000))
+    5001
     """
+    if isinstance(value, Fraction):
+        if value.denominator == 1:
+            return _decimal_text(value.numerator)
+        return f"{_decimal_text(value.numerator)}/{_decimal_text(value.denominator)}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _decimal_text(value)
     return str(value)
+
+
+def _decimal_text(n: int) -> str:
+    """``str(n)`` for an integer of any size: halves in decimal, each converted within Python's str limit."""
+    if n < 0:
+        return "-" + _decimal_text(-n)
+    if n.bit_length() <= _CHUNK_BITS:
+        return str(n)
+    half = int(n.bit_length() * 0.30102999566) // 2  # about half the decimal digits
+    high, low = divmod(n, 10 ** half)
+    return _decimal_text(high) + _decimal_text(low).rjust(half, "0")

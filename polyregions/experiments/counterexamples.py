@@ -29,6 +29,7 @@ Examples
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import time
@@ -60,16 +61,33 @@ def simple_values(*, max_abs: Any = 2, denominators: Iterable[int] = (1, 2)) -> 
     >>> [str(v) for v in simple_values(max_abs=1, denominators=(1, 2))]
     ['-1', '-1/2', '0', '1/2', '1']
     """
-    from polyregions.exact.rationals import rational
+    from polyregions._limits import MAX_GRID_VALUES
+    from polyregions.exact.rationals import _describe, rational
 
     bound = rational(max_abs, what="max_abs")
     if bound <= 0:
-        raise InvalidInputError(f"max_abs: expected a positive number, got {bound}")
-    dens = list(denominators) if not isinstance(denominators, (str, bytes)) else None
+        raise InvalidInputError(f"max_abs: expected a positive number, got {_number(bound)}")
+    dens = list(denominators) if not isinstance(denominators, (str, bytes)) and hasattr(denominators, "__iter__") \
+        else None
     if not dens or any(isinstance(q, bool) or not isinstance(q, int) or q < 1 for q in dens):
-        raise InvalidInputError(f"denominators: expected positive integers such as 1,2, got {denominators!r}")
+        raise InvalidInputError(f"denominators: expected positive integers such as 1,2, got "
+                                f"{_describe(denominators)}")
+    # the size before the grid is built: |p| <= max_abs * q for each q (repeated values counted once each)
+    size = sum(2 * math.floor(bound * q) + 1 for q in dict.fromkeys(dens))
+    if size > MAX_GRID_VALUES:
+        count = f"{size:,}" if size < 10 ** 15 else "more than 10^15"
+        raise InvalidInputError(f"max_abs, denominators: expected a grid of at most {MAX_GRID_VALUES:,} weights, got "
+                                f"max_abs {_number(bound)} and denominators {_describe(dens)}, a grid of up to "
+                                f"{count}")
     values = {Fraction(p, q) for q in dens for p in range(-int(bound * q), int(bound * q) + 1)}
     return tuple(sorted(values))
+
+
+def _number(value: Fraction) -> str:
+    from polyregions.exact.rationals import format_rational
+
+    text = format_rational(value)
+    return text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
 
 
 def _simplicity(value: Fraction) -> tuple:

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 import stat
 import threading
@@ -41,7 +42,7 @@ from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, Sized
 
 from polyregions.errors import InvalidInputError
 
@@ -101,23 +102,48 @@ def parse_activation(spec: "str | Activation") -> tuple[str, "Activation"]:
 def parse_seeds(text: str) -> list[int]:
     """Seeds from ``"0-9"``, ``"3"`` or ``"0-4,10,12-13"`` (ranges inclusive), in order, without repeats.
 
+    At most :data:`~polyregions._limits.MAX_SEEDS` distinct seeds, counted before the ranges are expanded.
+
     Examples
     --------
     >>> parse_seeds("0-3,7,2")
     [0, 1, 2, 3, 7]
     """
-    seeds: list[int] = []
-    for part in str(text).split(","):
-        low, dash, high = part.strip().partition("-")
+    from polyregions._limits import MAX_SEEDS
+    from polyregions.exact.rationals import _describe, format_rational, integer
+
+    if isinstance(text, int) and not isinstance(text, bool):
+        text = format_rational(text)
+    if not isinstance(text, str):
+        raise InvalidInputError(f"seeds: expected text such as \"0-9\" or \"0,3,5-7\", got {type(text).__name__} "
+                                f"{_describe(text)}")
+    ranges: list[tuple[int, int]] = []
+    for part in text.split(","):
+        low, dash, high = part.strip(" \t\n\r\f\v").partition("-")
         try:
-            first, last = int(low), int(high) if dash else int(low)
-        except ValueError:
+            first = integer(low, what="seeds")
+            last = integer(high, what="seeds") if dash else first
+        except InvalidInputError:
             raise InvalidInputError(f"seeds: expected non-negative integers and ranges such as 0-9, "
-                                    f"got {text!r}") from None
+                                    f"got {_describe(text)}") from None
         if first < 0 or last < first:
-            raise InvalidInputError(f"seeds: expected ranges LO-HI with 0 <= LO <= HI, got {part.strip()!r}")
-        seeds += [s for s in range(first, last + 1) if s not in seeds]
-    return seeds
+            raise InvalidInputError(f"seeds: expected ranges LO-HI with 0 <= LO <= HI, got {_describe(part.strip())}")
+        ranges.append((first, last))
+    count = _distinct(ranges)
+    if count > MAX_SEEDS:
+        shown = f"{count:,}" if count < 10 ** 15 else "more than 10^15"
+        raise InvalidInputError(f"seeds: expected at most {MAX_SEEDS:,} seeds, got {shown} in {_describe(text)}")
+    return list(dict.fromkeys(s for first, last in ranges for s in range(first, last + 1)))
+
+
+def _distinct(ranges: list[tuple[int, int]]) -> int:
+    """The number of integers in a union of inclusive ranges, without expanding them."""
+    count, end = 0, -1
+    for first, last in sorted(ranges):
+        if last > end:
+            count += last - max(first, end + 1) + 1
+            end = last
+    return count
 
 
 @dataclass(frozen=True)
@@ -155,21 +181,31 @@ def sweep_tasks(widths: Iterable[Sequence[int]], *, seeds: Iterable[int], inits:
     >>> [t.key for t in sweep_tasks([[2, 8, 8]], seeds=[0, 1], box=("-1/2", "1/2"))]
     [('2-8-8', '0', 'he_normal', 'relu', 'box[-1/2,1/2]'), ('2-8-8', '1', 'he_normal', 'relu', 'box[-1/2,1/2]')]
     """
-    from polyregions.exact.rationals import rational
+    from polyregions._limits import MAX_NETWORK_PARAMETERS, MAX_SEEDS, MAX_SWEEP_TASKS
+    from polyregions.exact.rationals import _describe, format_rational, rational
     from polyregions.regions.enumeration import ENGINES
 
+    for name, value in (("widths", widths), ("seeds", seeds), ("inits", inits), ("activations", activations)):
+        if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
+            raise InvalidInputError(f"{name}: expected a list, got {type(value).__name__} {_describe(value)}")
     archs = []
     for i, w in enumerate(list(widths)):
-        arch = list(w) if not isinstance(w, (str, bytes)) else None
+        arch = list(w) if not isinstance(w, (str, bytes, dict)) and hasattr(w, "__iter__") else None
         if not arch or len(arch) < 2 or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in arch):
             raise InvalidInputError(f"widths[{i}]: expected [input_dim, width_1, ...] of positive integers, "
-                                    f"got {arch!r}")
+                                    f"got {_describe(arch if arch is not None else w)}")
+        size = sum(fan_in * width + width for fan_in, width in zip(arch, arch[1:]))
+        if size > MAX_NETWORK_PARAMETERS:
+            raise InvalidInputError(f"widths[{i}]: expected a network of at most {MAX_NETWORK_PARAMETERS:,} weights "
+                                    f"and biases, got {_describe(arch)}")
         archs.append(tuple(arch))
     if not archs:
         raise InvalidInputError("widths: expected at least one architecture, got none")
+    if isinstance(seeds, Sized) and len(seeds) > MAX_SEEDS:  # before a range(10**10) is listed
+        raise InvalidInputError(f"seeds: expected at most {MAX_SEEDS:,} seeds, got {len(seeds):,}")
     seeds = list(seeds)
     if not seeds or any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in seeds):
-        raise InvalidInputError(f"seeds: expected non-negative integers, got {seeds!r}")
+        raise InvalidInputError(f"seeds: expected non-negative integers, got {_describe(seeds)}")
     inits = list(inits)
     for init in inits:
         if init not in INITIALIZERS:
@@ -177,11 +213,18 @@ def sweep_tasks(widths: Iterable[Sequence[int]], *, seeds: Iterable[int], inits:
     names = [parse_activation(a)[0] for a in activations]
     if not inits or not names:
         raise InvalidInputError("inits, activations: expected at least one of each, got none")
+    if isinstance(box, (str, bytes, dict)) or not hasattr(box, "__len__") or len(box) != 2:
+        raise InvalidInputError(f"box: expected (LO, HI), got {_describe(box)}")
     lo, hi = (rational(v, what="box") for v in box)
     if not lo < hi:
-        raise InvalidInputError(f"box: expected LO < HI, got {lo} and {hi}")
+        raise InvalidInputError(f"box: expected LO < HI, got {_describe(format_rational(lo))} and "
+                                f"{_describe(format_rational(hi))}")
     if engine not in ENGINES:
-        raise InvalidInputError(f"engine: expected one of {', '.join(ENGINES)}, got {engine!r}")
+        raise InvalidInputError(f"engine: expected one of {', '.join(ENGINES)}, got {_describe(engine)}")
+    sizes = [len(set(values)) for values in (archs, seeds, inits, names)]  # the tasks, before they are built
+    if math.prod(sizes) > MAX_SWEEP_TASKS:
+        raise InvalidInputError(f"widths, seeds, inits, activations: expected at most {MAX_SWEEP_TASKS:,} networks "
+                                f"in a sweep, got {' x '.join(map(str, sizes))} = {math.prod(sizes):,}")
     seen, tasks = set(), []
     for w in archs:
         for seed in seeds:
@@ -445,10 +488,19 @@ def sweep(tasks: Sequence[SweepTask], output: str | os.PathLike, *, workers: int
     from polyregions._progress import progress_bar
 
     started = time.perf_counter()
+    from polyregions.exact.rationals import _describe
+
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
-        raise InvalidInputError(f"workers: expected a non-negative integer, got {workers!r}")
+        raise InvalidInputError(f"workers: expected a non-negative integer, got {_describe(workers)}")
+    if not isinstance(output, (str, os.PathLike)):
+        raise InvalidInputError(f"output: expected a file path, got {type(output).__name__} {_describe(output)}")
     check_output(output, what="output")
+    if isinstance(tasks, (str, bytes, dict)) or not hasattr(tasks, "__iter__"):
+        raise InvalidInputError(f"tasks: expected a list of SweepTask (from sweep_tasks), got {type(tasks).__name__}")
     tasks = list(tasks)
+    for i, task in enumerate(tasks):
+        if not isinstance(task, SweepTask):
+            raise InvalidInputError(f"tasks[{i}]: expected a SweepTask (from sweep_tasks), got {type(task).__name__}")
     table = _Table(output, tasks)
     todo = [t for t in tasks if t.key not in table.done]
     skipped = len(tasks) - len(todo)

@@ -21,7 +21,7 @@ from fractions import Fraction
 from typing import Any, Iterable
 
 from polyregions.errors import InvalidInputError
-from polyregions.exact.rationals import format_rational, rational, rational_vector
+from polyregions.exact.rationals import _describe, format_rational, rational, rational_vector
 
 __all__ = [
     "Activation",
@@ -41,10 +41,21 @@ _ZERO = Fraction(0)
 _ONE = Fraction(1)
 
 
-def _check(breakpoints: tuple[Fraction, ...], slopes: tuple[Fraction, ...], what: str) -> None:
+def _short(value: Fraction) -> str:
+    """A number for an error message: exact when short, its first digits and length otherwise."""
+    text = format_rational(value)
+    return text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
+
+
+def _check(breakpoints: tuple[Fraction, ...], slopes: tuple[Fraction, ...], offset: Fraction, what: str) -> None:
     if len(slopes) != len(breakpoints) + 1:
         raise InvalidInputError(f"{what}: slopes: expected {len(breakpoints) + 1} slopes (one more than the "
                                 f"{len(breakpoints)} breakpoints), got {len(slopes)}")
+    if not breakpoints and (slopes[0] != 1 or offset != 0):
+        # The engines take an activation without breakpoints for the identity (a layer without neurons).
+        raise InvalidInputError(f"{what}: breakpoints: expected at least one breakpoint: the only activation "
+                                f"without one is the identity \"linear\" (fold t -> {format_rational(slopes[0])} t + "
+                                f"{format_rational(offset)} into the layer's weight and bias), got none")
     for i in range(1, len(breakpoints)):
         if not breakpoints[i - 1] < breakpoints[i]:
             raise InvalidInputError(f"{what}: breakpoints: expected strictly increasing values, got "
@@ -53,7 +64,7 @@ def _check(breakpoints: tuple[Fraction, ...], slopes: tuple[Fraction, ...], what
     for i in range(1, len(slopes)):
         if slopes[i - 1] == slopes[i]:
             raise InvalidInputError(f"{what}: slopes: expected consecutive slopes to differ (otherwise breakpoint "
-                                    f"{i - 1} is not a breakpoint), got {format_rational(slopes[i])} twice at "
+                                    f"{i - 1} is not a breakpoint), got {_short(slopes[i])} twice at "
                                     f"positions {i - 1} and {i}")
 
 
@@ -119,12 +130,12 @@ class Activation:
     def __post_init__(self) -> None:
         if self.name not in ACTIVATION_NAMES:
             raise InvalidInputError(f"activation: name: expected one of {', '.join(ACTIVATION_NAMES)}, "
-                                    f"got {self.name!r}")
+                                    f"got {_describe(self.name)}")
         what = f"activation {self.name}"
         breakpoints = rational_vector(self.breakpoints, what=f"{what}: breakpoints")
         slopes = rational_vector(self.slopes, what=f"{what}: slopes")
         offset = rational(self.offset, what=f"{what}: offset")
-        _check(breakpoints, slopes, what)
+        _check(breakpoints, slopes, offset, what)
         intercepts = [offset]
         for xi, left, right in zip(breakpoints, slopes, slopes[1:]):
             intercepts.append(intercepts[-1] + (left - right) * xi)  # continuity at xi
@@ -136,7 +147,8 @@ class Activation:
         allowed = ("relu", "leaky_relu") if self.name == "leaky_relu" else (self.name,)
         if self.name != "piecewise_linear" and canonical not in allowed:
             raise InvalidInputError(f"activation: expected the parameters of {self.name}, got breakpoints "
-                                    f"{list(map(str, breakpoints))}, slopes {list(map(str, slopes))}, offset {offset}")
+                                    f"{list(map(_short, breakpoints))}, slopes {list(map(_short, slopes))}, "
+                                    f"offset {_short(offset)}")
 
     def __reduce__(self):
         return (Activation, (self.name, self.breakpoints, self.slopes, self.offset))
@@ -164,7 +176,8 @@ class Activation:
     def piece_map(self, k: int) -> tuple[Fraction, Fraction]:
         """The ``(slope, intercept)`` of piece ``k``, ``0 <= k <= T``."""
         if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k < len(self.slopes):
-            raise InvalidInputError(f"piece_map: expected a piece index in 0..{len(self.slopes) - 1}, got {k!r}")
+            raise InvalidInputError(f"piece_map: expected a piece index in 0..{len(self.slopes) - 1}, "
+                                    f"got {_describe(k)}")
         return self.slopes[k], self.intercepts[k]
 
     def __call__(self, t: Any) -> Fraction:
@@ -175,6 +188,8 @@ class Activation:
 
     def to_json(self) -> str | dict[str, Any]:
         """The form of the network file (``"relu"``, ``{"kind": "leaky_relu", ...}``), numbers as exact strings."""
+        if self.is_linear:  # the identity, whatever its label
+            return "linear"
         if self.name in ("relu", "linear", "hardtanh"):
             return self.name
         if self.name == "leaky_relu":
@@ -261,7 +276,7 @@ def hardtanh(*, min_val: Any = -1, max_val: Any = 1, what: str = "hardtanh") -> 
     lo = rational(min_val, what=f"{what}: min_val")
     hi = rational(max_val, what=f"{what}: max_val")
     if not lo < hi:
-        raise InvalidInputError(f"{what}: expected min_val < max_val, got {lo} and {hi}")
+        raise InvalidInputError(f"{what}: expected min_val < max_val, got {_short(lo)} and {_short(hi)}")
     return piecewise_linear((lo, hi), (_ZERO, _ONE, _ZERO), lo, what=what)
 
 
@@ -336,12 +351,18 @@ def piecewise_linear(breakpoints: Iterable[Any], slopes: Iterable[Any], offset: 
     >>> pr.piecewise_linear([0, 1], [1, 0, 1], 0)(2)
     Fraction(1, 1)
     """
-    bp = rational_vector(list(breakpoints) if not hasattr(breakpoints, "__len__") else breakpoints,
-                         what=f"{what}: breakpoints")
-    sl = rational_vector(list(slopes) if not hasattr(slopes, "__len__") else slopes, what=f"{what}: slopes")
+    bp = rational_vector(_listed(breakpoints), what=f"{what}: breakpoints")
+    sl = rational_vector(_listed(slopes), what=f"{what}: slopes")
     p0 = rational(offset, what=f"{what}: offset")
-    _check(bp, sl, what)
+    _check(bp, sl, p0, what)
     return Activation(_canonical_name(bp, sl, p0), bp, sl, p0)
+
+
+def _listed(values: Any) -> Any:
+    """An iterable without a length (a generator) as a list; anything else unchanged, for the reader to judge."""
+    if hasattr(values, "__iter__") and not hasattr(values, "__len__"):
+        return list(values)
+    return values
 
 
 _SIMPLE = {"relu": relu, "linear": linear, "hardtanh": hardtanh}
@@ -365,10 +386,10 @@ def activation_from_json(obj: Any, *, what: str = "activation") -> Activation:
         if obj in _SIMPLE:
             return _SIMPLE[obj]()
         raise InvalidInputError(f"{what}: expected \"relu\", \"linear\", \"hardtanh\" or an object with \"kind\" "
-                                f"\"leaky_relu\" or \"piecewise_linear\", got {obj!r}")
+                                f"\"leaky_relu\" or \"piecewise_linear\", got {_describe(obj)}")
     if isinstance(obj, dict):
         kind = obj.get("kind")
-        if kind in _SIMPLE:
+        if isinstance(kind, str) and kind in _SIMPLE:  # a list or an object as kind is not hashable
             return _SIMPLE[kind]()
         if kind == "leaky_relu":
             if "negative_slope" not in obj:
@@ -380,8 +401,12 @@ def activation_from_json(obj: Any, *, what: str = "activation") -> Activation:
                     raise InvalidInputError(f"{what}: {key}: expected a value, got nothing (missing key)")
             for key in ("breakpoints", "slopes"):
                 if not isinstance(obj[key], (list, tuple)):
-                    raise InvalidInputError(f"{what}: {key}: expected a list of numbers, got {obj[key]!r}")
+                    raise InvalidInputError(f"{what}: {key}: expected a list of numbers, got {_describe(obj[key])}")
+            if not obj["breakpoints"]:
+                raise InvalidInputError(f"{what}: breakpoints: expected at least one breakpoint (write \"linear\" "
+                                        f"for the identity), got none")
             return piecewise_linear(obj["breakpoints"], obj["slopes"], obj["offset"], what=what)
-        raise InvalidInputError(f"{what}: kind: expected \"leaky_relu\" or \"piecewise_linear\", got {kind!r}")
+        raise InvalidInputError(f"{what}: kind: expected \"leaky_relu\" or \"piecewise_linear\", "
+                                f"got {_describe(kind)}")
     raise InvalidInputError(f"{what}: expected an activation name (\"relu\", \"linear\", \"hardtanh\") or an "
-                            f"object with \"kind\", got {type(obj).__name__} {obj!r}")
+                            f"object with \"kind\", got {type(obj).__name__} {_describe(obj)}")

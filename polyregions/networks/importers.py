@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from polyregions.errors import InvalidInputError
+from polyregions.errors import InvalidInputError, MissingDependencyError
 from polyregions.networks.activations import Activation, hardtanh, leaky_relu, linear, relu
 from polyregions.networks.io import _describe
 from polyregions.networks.network import Layer, Network
@@ -53,8 +53,8 @@ def network_from_torch(module: Any, *, input_dim: int | None = None, what: str |
         When a layer is not supported, a parameter is not finite, a module is in training mode where that
         matters (``BatchNorm1d``, ``Dropout``), the shapes do not fit, or ``forward`` does not apply the
         children in the order they were registered.
-    ImportError
-        When torch is not installed (it is imported only here).
+    MissingDependencyError
+        When torch is not installed (it is imported only here); it is an :class:`ImportError`.
 
     Notes
     -----
@@ -73,9 +73,15 @@ def network_from_torch(module: Any, *, input_dim: int | None = None, what: str |
     >>> net == pr.network_from_arrays([[[0.5]]], [[1]], ["relu"]), net([2])  # doctest: +SKIP
     (True, (Fraction(2, 1),))
     """
-    import torch
-    from torch import nn
+    try:
+        import torch
+        from torch import nn
+    except ImportError:
+        raise MissingDependencyError("network_from_torch: reading a PyTorch module needs torch "
+                                     "(pip install torch)") from None
 
+    if what is not None and not isinstance(what, str):
+        raise InvalidInputError(f"what: expected a string or None, got {type(what).__name__}")
     what = what or type(module).__name__
     if not isinstance(module, nn.Module):
         raise InvalidInputError(f"{what}: expected a torch.nn.Module, got {type(module).__name__}")
@@ -86,6 +92,11 @@ def network_from_torch(module: Any, *, input_dim: int | None = None, what: str |
         if isinstance(current, _supported_types(nn)):
             leaves.append((name, current))
             continue
+        if isinstance(current, (nn.ModuleList, nn.ModuleDict)):
+            # containers without forward(): torch itself cannot run them, so they fix no order of layers
+            raise InvalidInputError(f"{name}: expected one of {', '.join(_SUPPORTED_NAMES)} or an nn.Sequential "
+                                    f"of them, got a {type(current).__name__}, which has no forward() (torch cannot "
+                                    f"apply it to an input); wrap the layers in nn.Sequential(*layers)")
         children = list(current.named_children())
         if not children:
             raise InvalidInputError(f"{name}: expected one of {', '.join(_SUPPORTED_NAMES)} (or a container of "
@@ -267,8 +278,12 @@ def _check_against_torch(module, network: Network, torch, what: str) -> None:
     dtype = parameter.dtype if parameter is not None and parameter.is_floating_point() else torch.float32
     generator = torch.Generator().manual_seed(0)
     x = torch.randn(8, network.input_dim, generator=generator, dtype=torch.float64)
-    with torch.no_grad():
-        expected = module(x.to(dtype)).to(torch.float64).reshape(8, -1).numpy()
+    try:
+        with torch.no_grad():
+            expected = module(x.to(dtype)).to(torch.float64).reshape(8, -1).numpy()
+    except Exception as error:  # forward() is the user's code: any failure means it is not the reading above
+        raise InvalidInputError(f"{what}: expected forward() to run on a batch of inputs of width "
+                                f"{network.input_dim}, got {type(error).__name__}: {str(error)[:200]}") from None
     got = _float_forward(network, x.numpy())
     tolerance = 1e-3 if dtype != torch.float64 else 1e-9
     if expected.shape != got.shape or not np.allclose(got, expected, rtol=tolerance,

@@ -21,14 +21,14 @@ import json
 import os
 import re
 import zipfile
-from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
 from polyregions._atomic import atomic_write_text
+from polyregions._limits import MAX_INPUT_BYTES, describe_size
 from polyregions.errors import InvalidInputError
-from polyregions.exact.rationals import format_rational
+from polyregions.exact.rationals import _describe, format_rational
 from polyregions.networks.activations import Activation, activation_from_json, linear, relu
 from polyregions.networks.network import Network
 
@@ -47,26 +47,15 @@ __all__ = [
 FORMAT = "polyregions.network/1"
 
 
-def _describe(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def read_json(path: str | os.PathLike) -> Any:
-    """Parse a JSON file; a missing, unreadable or malformed file raises :class:`InvalidInputError` naming it."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise InvalidInputError(f"{path}: cannot read the file: {error.strerror or error}") from None
-    except UnicodeDecodeError:
-        raise InvalidInputError(f"{path}: expected a UTF-8 JSON file, got bytes that are not UTF-8") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InvalidInputError(f"{path}: expected JSON, got a syntax error at line {error.lineno} column "
-                                f"{error.colno}: {error.msg}") from None
-    except ValueError as error:  # for example an integer with too many digits
-        raise InvalidInputError(f"{path}: expected JSON, got {error}") from None
+    """Parse a JSON input file; a missing, unreadable or malformed file raises :class:`InvalidInputError` naming it.
+
+    Only a regular file is read (a directory, a FIFO or a device is refused by name), of at most 1 GiB, nested
+    at most 100 deep, with integers of at most 10,000 digits (:mod:`polyregions._limits`).
+    """
+    from polyregions._input_files import read_json_file
+
+    return read_json_file(path)
 
 
 # --- JSON ---------------------------------------------------------------------------------------------------
@@ -228,9 +217,12 @@ def load_network(path: str | os.PathLike) -> Network:
     >>> net.widths, net([0.25]), net([0.75])
     ((2, 1), (Fraction(1, 2),), (Fraction(1, 2),))
     """
-    if str(path).lower().endswith(".npz"):
-        return load_npz(path)
-    return network_from_json(read_json(path), what=str(path))
+    from polyregions._input_files import input_name
+
+    name = input_name(path, what="load_network: path")
+    if name.lower().endswith(".npz"):
+        return load_npz(name)
+    return network_from_json(read_json(name), what=name)
 
 
 # --- arrays -------------------------------------------------------------------------------------------------
@@ -270,6 +262,11 @@ def network_from_arrays(weights: Sequence[Any], biases: Sequence[Any],
     >>> pr.network_from_arrays([[[0.1]]], [[0]], ["linear"])([1])  # the float 0.1, exactly
     (Fraction(3602879701896397, 36028797018963968),)
     """
+    for name, value in (("weights", weights), ("biases", biases), ("activations", activations)):
+        if (value is not None or name != "activations") and (isinstance(value, (str, bytes, dict))
+                                                             or not hasattr(value, "__len__")):
+            raise InvalidInputError(f"{what}: {name}: expected a list (one entry per layer), got "
+                                    f"{type(value).__name__} {_describe(value)}")
     if len(weights) != len(biases):
         raise InvalidInputError(f"{what}: expected as many bias vectors as weight matrices, got {len(biases)} "
                                 f"and {len(weights)}")
@@ -296,14 +293,22 @@ def load_npz(path: str | os.PathLike) -> Network:
 
     See the module documentation for the layout.
     """
-    try:
-        with np.load(path, allow_pickle=False) as archive:
-            arrays = {key: archive[key] for key in archive.files}
-    except FileNotFoundError as error:
-        raise InvalidInputError(f"{path}: cannot read the file: {error.strerror}") from None
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
-        raise InvalidInputError(f"{path}: expected an .npz archive of numeric arrays, got an unreadable file "
-                                f"({error})") from None
+    from polyregions._input_files import input_name, open_input
+
+    path = input_name(path, what="load_npz: path")
+    with open_input(path) as handle:
+        try:
+            with np.load(handle, allow_pickle=False) as archive:
+                unpacked = sum(info.file_size for info in archive.zip.infolist())
+                if unpacked > MAX_INPUT_BYTES:  # a compressed archive may unpack to far more than its size
+                    raise InvalidInputError(f"{path}: expected arrays of at most {describe_size(MAX_INPUT_BYTES)} "
+                                            f"in all, got {describe_size(unpacked)} once unpacked")
+                arrays = {key: archive[key] for key in archive.files}
+        except (OSError, ValueError, zipfile.BadZipFile, EOFError, MemoryError) as error:
+            if isinstance(error, InvalidInputError):
+                raise
+            raise InvalidInputError(f"{path}: expected an .npz archive of numeric arrays, got an unreadable file "
+                                    f"({_reason(error)})") from None
     indices: dict[str, set[int]] = {"W": set(), "b": set()}
     for key in arrays:
         match = _NPZ_KEY.fullmatch(key)
@@ -325,6 +330,10 @@ def load_npz(path: str | os.PathLike) -> Network:
     biases: list[np.ndarray] = []
     for i in range(count):
         W, b = arrays[f"W{i}"], arrays[f"b{i}"]
+        for name, array in ((f"W{i}", W), (f"b{i}", b)):
+            if array.dtype.kind not in "iuf":  # strings would be read as numbers, booleans as 0 and 1
+                raise InvalidInputError(f"{path}: {name}: expected an array of real numbers (integer or float "
+                                        f"dtype), got dtype {array.dtype}")
         if W.ndim != 2:
             raise InvalidInputError(f"{path}: W{i}: expected a 2-D array, got shape {W.shape}")
         if b.ndim != 1:
@@ -356,12 +365,21 @@ def load_npz(path: str | os.PathLike) -> Network:
         raise InvalidInputError(re.sub(r"layers\[(\d+)\]\.bias", r"b\1", message)) from None
 
 
+def _reason(error: BaseException) -> str:
+    if isinstance(error, MemoryError):
+        return "an array larger than the memory"
+    text = str(error) or type(error).__name__
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
 def _npz_activation(text: str, *, what: str) -> Activation:
+    from polyregions._input_files import parse_json
+
     stripped = text.strip()
     if stripped.startswith("{"):
         try:
-            obj = json.loads(stripped)
-        except ValueError:
+            obj = parse_json(stripped, what=what)
+        except InvalidInputError:
             raise InvalidInputError(f"{what}: expected an activation name or the JSON text of an activation "
                                     f"object, got {_describe(text)}") from None
         return activation_from_json(obj, what=what)

@@ -30,7 +30,7 @@ from flint import fmpq, fmpq_mat
 
 from polyregions.errors import InvalidInputError
 from polyregions.exact.linalg import Matrix, Vector
-from polyregions.exact.rationals import rational_matrix, rational_vector
+from polyregions.exact.rationals import _describe, rational_matrix, rational_vector
 from polyregions.networks.activations import Activation, activation_from_json
 
 __all__ = ["Layer", "Network"]
@@ -46,11 +46,6 @@ def _fraction(value: fmpq) -> Fraction:
 
 def _column(values: Sequence[Fraction]) -> fmpq_mat:
     return fmpq_mat(len(values), 1, [_fq(v) for v in values])
-
-
-def _describe(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 @dataclass(frozen=True)
@@ -192,6 +187,9 @@ class Network:
             raise InvalidInputError(f"network: input_dim: expected a positive integer, got "
                                     f"{_describe(self.input_dim)}")
         object.__setattr__(self, "input_dim", int(self.input_dim))
+        if isinstance(self.layers, (str, bytes, dict)) or not hasattr(self.layers, "__iter__"):
+            raise InvalidInputError(f"network: layers: expected a sequence of Layer objects, got "
+                                    f"{type(self.layers).__name__} {_describe(self.layers)}")
         layers = tuple(self.layers)
         if not layers:
             raise InvalidInputError("network: layers: expected at least one layer, got none")
@@ -246,7 +244,7 @@ class Network:
             raise InvalidInputError(f"{what}: input_dim: expected a positive integer, got {_describe(input_dim)}")
         built = []
         fan_in = int(input_dim)
-        items = list(layers) if not isinstance(layers, (str, bytes)) else None
+        items = list(layers) if not isinstance(layers, (str, bytes, dict)) and hasattr(layers, "__iter__") else None
         if items is None:
             raise InvalidInputError(f"{what}: layers: expected a list of layers, got {_describe(layers)}")
         if not items:
@@ -344,6 +342,9 @@ class Network:
         return self._run(x)[2]
 
     def _check_pattern(self, pattern: Any) -> tuple[int, ...]:
+        if isinstance(pattern, (str, bytes, dict)) or not hasattr(pattern, "__iter__"):
+            raise InvalidInputError(f"pattern: expected a sequence of {self.num_neurons} piece indices, got "
+                                    f"{type(pattern).__name__} {_describe(pattern)}")
         pattern = tuple(pattern)
         if len(pattern) != self.num_neurons:
             raise InvalidInputError(f"pattern: expected {self.num_neurons} piece indices (one per neuron), "

@@ -26,9 +26,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
+from polyregions._limits import MAX_DOMAIN_DIMENSION
 from polyregions.errors import InvalidInputError
 from polyregions.exact.linalg import Matrix, Vector, dot, rank, solve
-from polyregions.exact.rationals import format_rational, rational, rational_matrix, rational_vector
+from polyregions.exact.rationals import _describe, format_rational, rational, rational_matrix, rational_vector
 
 if TYPE_CHECKING:
     from polyregions.polyhedra.polytope import Polytope
@@ -58,7 +59,11 @@ _ZERO = Fraction(0)
 _ONE = Fraction(1)
 
 
-def _identity(n: int) -> Matrix:
+def _identity(n: int, what: str) -> Matrix:
+    if n > MAX_DOMAIN_DIMENSION:  # n * n entries: refuse before building them
+        raise InvalidInputError(f"{what}: expected at most {MAX_DOMAIN_DIMENSION} dimensions (a larger box, polytope "
+                                f"or space is out of reach of exact enumeration; use a slice or a segment), got "
+                                f"{n if n < 10 ** 15 else 'more than 10^15'}")
     return tuple(tuple(_ONE if i == j else _ZERO for j in range(n)) for i in range(n))
 
 
@@ -169,8 +174,9 @@ def box(lower: Any, upper: Any, *, what: str = "box") -> Domain:
     Raises
     ------
     InvalidInputError
-        When a number cannot be read exactly, the lengths differ or are zero, or some ``lower[i] >= upper[i]``
-        (the box would be empty or lower-dimensional).
+        When a number cannot be read exactly, the lengths differ or are zero, some ``lower[i] >= upper[i]``
+        (the box would be empty or lower-dimensional), or the box has more than
+        :data:`~polyregions._limits.MAX_DOMAIN_DIMENSION` (4096) dimensions.
 
     Examples
     --------
@@ -184,7 +190,8 @@ def box(lower: Any, upper: Any, *, what: str = "box") -> Domain:
 
     lower, upper = _bounds(lower, upper, None, what)
     n = len(lower)
-    return Domain("box", (_ZERO,) * n, _identity(n), Polytope.box(lower, upper), lower, upper)
+    identity = _identity(n, what)
+    return Domain("box", (_ZERO,) * n, identity, Polytope.box(lower, upper), lower, upper)
 
 
 def polytope_domain(A: Any, b: Any, *, dim: int | None = None, what: str = "polytope") -> Domain:
@@ -210,7 +217,8 @@ def polytope_domain(A: Any, b: Any, *, dim: int | None = None, what: str = "poly
     Raises
     ------
     InvalidInputError
-        When a number cannot be read exactly, the shapes disagree, or the set is empty or lower-dimensional:
+        When a number cannot be read exactly, the shapes disagree, the dimension is above
+        :data:`~polyregions._limits.MAX_DOMAIN_DIMENSION` (4096), or the set is empty or lower-dimensional:
         decided exactly (an exact point satisfying every row strictly, or an exact certificate that there is
         none).
 
@@ -226,12 +234,15 @@ def polytope_domain(A: Any, b: Any, *, dim: int | None = None, what: str = "poly
     from polyregions.exact.lp import feasible_point, strict_point
     from polyregions.polyhedra.polytope import Polytope
 
+    if dim is not None and (isinstance(dim, bool) or not isinstance(dim, int) or dim < 1):
+        raise InvalidInputError(f"{what}: dim: expected a positive integer, got {_describe(dim)}")
     A = rational_matrix(A, what=f"{what}: A", shape=(None, dim))
     if A:
         dim = len(A[0])
     if dim is None or isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
         raise InvalidInputError(f"{what}: A: expected at least one row or the dimension, got neither"
-                                if dim is None else f"{what}: dim: expected a positive integer, got {dim!r}")
+                                if dim is None else f"{what}: dim: expected a positive integer, got {_describe(dim)}")
+    identity = _identity(dim, what)
     b = rational_vector(b, what=f"{what}: b", length=len(A))
     rows, rhs = [], []
     for i, (a, bi) in enumerate(zip(A, b)):
@@ -246,16 +257,18 @@ def polytope_domain(A: Any, b: Any, *, dim: int | None = None, what: str = "poly
                else "a lower-dimensional one (its inequalities force an equation)")
         raise InvalidInputError(f"{what}: A, b: expected a full-dimensional set A x <= b, got {got}")
     region = Polytope.from_inequalities(tuple(rows), tuple(rhs), dim=dim)
-    return Domain("polytope", (_ZERO,) * dim, _identity(dim), region)
+    return Domain("polytope", (_ZERO,) * dim, identity, region)
 
 
-def space(n: int) -> Domain:
+def space(n: int, *, what: str = "space") -> Domain:
     """All of ``R^n``.
 
     Parameters
     ----------
     n : int
         The dimension, at least 1.
+    what : str, keyword-only
+        What error messages call the space.
 
     Returns
     -------
@@ -265,7 +278,7 @@ def space(n: int) -> Domain:
     Raises
     ------
     InvalidInputError
-        When ``n`` is not a positive integer.
+        When ``n`` is not a positive integer, or above :data:`~polyregions._limits.MAX_DOMAIN_DIMENSION` (4096).
 
     Examples
     --------
@@ -277,8 +290,9 @@ def space(n: int) -> Domain:
     from polyregions.polyhedra.polytope import Polytope
 
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        raise InvalidInputError(f"space: expected a positive dimension, got {n!r}")
-    return Domain("space", (_ZERO,) * n, _identity(n), Polytope.space(n))
+        raise InvalidInputError(f"{what}: expected a positive dimension, got {_describe(n)}")
+    identity = _identity(n, what)
+    return Domain("space", (_ZERO,) * n, identity, Polytope.space(n))
 
 
 def segment(start: Any, end: Any, *, what: str = "segment") -> Domain:
@@ -452,7 +466,7 @@ def _field(obj: dict, key: str, what: str) -> Any:
         raise InvalidInputError(f"{what}: {key}: expected a value, got nothing (missing key)")
     value = obj[key]
     if isinstance(value, (str, bytes, dict)) or not isinstance(value, (list, tuple)):
-        raise InvalidInputError(f"{what}: {key}: expected a list, got {value!r}"[:200])
+        raise InvalidInputError(f"{what}: {key}: expected a list, got {_describe(value)}")
     return value
 
 
@@ -464,10 +478,10 @@ def domain_from_json(obj: Any, *, input_dim: int, what: str = "domain") -> Domai
     >>> domain_from_json({"type": "box", "lower": [0, "-1/2"], "upper": [1, 1]}, input_dim=2).volume()
     Fraction(3, 2)
     """
+    n = _input_dim(input_dim)
     if not isinstance(obj, dict):
         raise InvalidInputError(f"{what}: expected a JSON object with \"type\", got {type(obj).__name__}")
     kind = obj.get("type")
-    n = input_dim
     if kind == "box":
         lower = _checked(_field(obj, "lower", what), n, f"{what}: lower")
         upper = _checked(_field(obj, "upper", what), n, f"{what}: upper")
@@ -477,7 +491,7 @@ def domain_from_json(obj: Any, *, input_dim: int, what: str = "domain") -> Domai
         b = _field(obj, "b", what)
         return polytope_domain(A, b, dim=n, what=what)
     if kind == "space":
-        return space(n)
+        return space(n, what=what)
     if kind == "segment":
         start = _checked(_field(obj, "start", what), n, f"{what}: start")
         end = _checked(_field(obj, "end", what), n, f"{what}: end")
@@ -492,8 +506,15 @@ def domain_from_json(obj: Any, *, input_dim: int, what: str = "domain") -> Domai
                                     f"got {len(values)}")
         return slice_domain(origin, directions, lower, upper, what=what)
     expected = ", ".join(f'"{t}"' for t in DOMAIN_TYPES)
-    got = "nothing (missing key)" if "type" not in obj else repr(kind)
+    got = "nothing (missing key)" if "type" not in obj else _describe(kind)
     raise InvalidInputError(f"{what}: type: expected one of {expected}, got {got}")
+
+
+def _input_dim(input_dim: Any) -> int:
+    if isinstance(input_dim, bool) or not isinstance(input_dim, int) or input_dim < 1:
+        raise InvalidInputError(f"input_dim: expected a positive integer (the network's input dimension), got "
+                                f"{_describe(input_dim)}")
+    return input_dim
 
 
 def _checked(values: list, n: int, what: str) -> list:
@@ -563,9 +584,11 @@ def load_domain(path: str | os.PathLike, *, input_dim: int) -> Domain:
     >>> pr.load_domain(path, input_dim=2) == pr.box([0, "-1/2"], [1, "1/2"])
     True
     """
-    from polyregions.networks.io import read_json
+    from polyregions._input_files import read_json_file
 
-    return domain_from_json(read_json(path), input_dim=input_dim, what=str(path))
+    _input_dim(input_dim)
+    document = read_json_file(path, what="load_domain: path")  # a regular file of bounded size and nesting
+    return domain_from_json(document, input_dim=input_dim, what=os.fspath(path))
 
 
 def save_domain(domain: Domain, path: str | os.PathLike) -> None:

@@ -49,8 +49,10 @@ def enumerate_regions(network: "Network", domain: "Domain", *, engine: Engine = 
     Raises
     ------
     InvalidInputError
-        When ``engine`` or ``backend`` is not one of the values above (checked before any work), when
-        ``workers`` is not a positive integer, or when the domain does not fit the network or the engine.
+        When ``network`` is not a :class:`~polyregions.networks.network.Network` or ``domain`` not a
+        :class:`~polyregions.regions.domains.Domain` of the network's input dimension, when ``engine`` or
+        ``backend`` is not one of the values above, when ``workers`` is not a positive integer (all checked
+        before any work), or when the domain does not fit the engine.
 
     Examples
     --------
@@ -62,11 +64,25 @@ def enumerate_regions(network: "Network", domain: "Domain", *, engine: Engine = 
     4
     """
     from polyregions.exact.lp import BACKENDS
+    from polyregions.exact.rationals import _describe
+    from polyregions.networks.network import Network
+    from polyregions.regions.domains import Domain
 
+    if not isinstance(network, Network):
+        raise InvalidInputError(f"network: expected a Network (pr.load_network, pr.Network.from_layers, ...), got "
+                                f"{type(network).__name__}")
+    if not isinstance(domain, Domain):
+        raise InvalidInputError(f"domain: expected a Domain (pr.box, pr.segment, pr.load_domain, ...), got "
+                                f"{type(domain).__name__}")
+    if domain.input_dim != network.input_dim:
+        raise InvalidInputError(f"domain: expected a domain in R^{network.input_dim} (the network's input), got "
+                                f"one in R^{domain.input_dim}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InvalidInputError(f"workers: expected a positive integer, got {_describe(workers)}")
     if engine not in ENGINES:
-        raise InvalidInputError(f"engine: expected one of {', '.join(ENGINES)}, got {engine!r}")
+        raise InvalidInputError(f"engine: expected one of {', '.join(ENGINES)}, got {_describe(engine)}")
     if backend not in BACKENDS:
-        raise InvalidInputError(f"backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
+        raise InvalidInputError(f"backend: expected one of {', '.join(BACKENDS)}, got {_describe(backend)}")
     if engine == "auto":
         engine = "mesh" if domain.dim <= 2 and domain.region.is_bounded() else "lp"
     if engine == "mesh":

@@ -1,0 +1,85 @@
+"""The limits polyregions puts on what it reads and on options that set how much it builds, in one place.
+
+Each limit is far above any sensible input and far below what would exhaust memory or time: input beyond it
+is almost surely a mistake (or hostile), and is refused with an :class:`~polyregions.errors.InvalidInputError`
+that names the file or option, the limit and what arrived, before any large allocation.
+
+=============================  ========================================================================
+:data:`MAX_INPUT_BYTES`        size of an input file (network, domain, arrangement, ``.npz``)
+:data:`MAX_JSON_DEPTH`         nesting of arrays and objects in a JSON input file
+:data:`MAX_DIGITS`             digits of an integer, numerator, denominator or decimal mantissa
+:data:`MAX_EXPONENT`           absolute decimal exponent of a number such as ``"1e-300"``
+:data:`MAX_DPI`                resolution of a picture (``polyregions plot --dpi``)
+:data:`MAX_SEEDS`              seeds of one sweep (``polyregions sweep --seeds``), counted before expansion
+:data:`MAX_SWEEP_TASKS`        networks of one sweep (architectures x seeds x inits x activations)
+:data:`MAX_GRID_VALUES`        weights of a search grid (``polyregions search --max-abs --denominators``)
+:data:`MAX_NETWORK_PARAMETERS` weights and biases of a network drawn from ``--widths`` (sweep, search)
+:data:`MAX_DOMAIN_DIMENSION`   dimension of a box, polytope or space domain (it stores a k x k identity)
+:data:`MAX_HYPERPLANES`        hyperplanes of a named arrangement (``--name braid:N``), counted before it is built
+=============================  ========================================================================
+
+Worker counts are not refused but clamped: :func:`usable_cores` is the most processes a run starts
+(``--workers 64`` on a 2-core machine runs 2; the results do not depend on it).
+
+Only input files that are regular files are read: a directory, a FIFO, a socket or a device (``/dev/zero``
+would be read until memory runs out, a FIFO would block) is refused by name.
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["MAX_INPUT_BYTES", "MAX_JSON_DEPTH", "MAX_DIGITS", "MAX_EXPONENT", "MAX_DPI", "MAX_SEEDS",
+           "MAX_SWEEP_TASKS", "MAX_GRID_VALUES", "MAX_NETWORK_PARAMETERS", "MAX_DOMAIN_DIMENSION", "MAX_HYPERPLANES",
+           "usable_cores", "describe_size"]
+
+#: Largest input file read, in bytes (1 GiB).
+MAX_INPUT_BYTES = 1 << 30
+#: Deepest nesting of JSON arrays and objects read (the formats need at most 6; Python's parser recurses).
+MAX_JSON_DEPTH = 100
+#: Most decimal digits in an integer, a numerator, a denominator or the digits of a decimal such as ``"0.125"``.
+MAX_DIGITS = 10_000
+#: Largest decimal exponent, in absolute value, of a number such as ``"1e300"`` (beyond it the exact value
+#: needs thousands of digits, almost surely a mistake in the input).
+MAX_EXPONENT = 4000
+#: Highest resolution of a picture, in dots per inch (a figure of the default size at 1200 dpi is already
+#: about 7,700 x 5,800 pixels).
+MAX_DPI = 1200
+#: Most seeds in one sweep.
+MAX_SEEDS = 100_000
+#: Most networks (tasks) in one sweep.
+MAX_SWEEP_TASKS = 100_000
+#: Most values in the grid of weights of a counterexample search (each move looks a value up in it, and the
+#: certificate lists it).
+MAX_GRID_VALUES = 100_000
+#: Most weights and biases of a network drawn from ``--widths``: exact enumeration is hopeless long before.
+MAX_NETWORK_PARAMETERS = 1_000_000
+#: Largest dimension of a box, polytope or space domain: its directions are the k x k identity (about 130 MB
+#: at this size), and exact enumeration is hopeless long before. A segment or a slice (a few directions) of a
+#: network with more inputs is fine.
+MAX_DOMAIN_DIMENSION = 4096
+#: Most hyperplanes of a named arrangement (``braid:N`` has N(N-1)/2), checked before it is built: its
+#: invariants are out of reach long before (``braid:12``, 66 hyperplanes, already has 12! regions).
+MAX_HYPERPLANES = 10_000
+
+
+def usable_cores() -> int:
+    """The number of cores this process may run on (at least 1): the most worker processes worth starting."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # sched_getaffinity is Linux-only
+        return max(1, os.cpu_count() or 1)
+
+
+def describe_size(size: int) -> str:
+    """A byte count for a message: ``"1.5 GiB"``, ``"3 bytes"``.
+
+    Examples
+    --------
+    >>> describe_size(3), describe_size(1 << 30), describe_size(3 << 29)
+    ('3 bytes', '1 GiB', '1.5 GiB')
+    """
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= scale:
+            return f"{size / scale:.3g} {unit}"
+    return f"{size} byte{'' if size == 1 else 's'}"

@@ -1,0 +1,196 @@
+"""Malformed input, systematically: every command ends bad input with one error line, quickly, in bounded memory.
+
+The corpus (:mod:`fuzz.corpus`, :mod:`fuzz.checker`, :mod:`fuzz.library`) is built deterministically at
+collection time. Command lines run in this process through :func:`polyregions.cli.main` (fast); the heavy ones
+(devices, FIFOs, huge sparse files, resource-shaped options) and a fixed sample of the others also run as real
+processes under a 1 GiB address-space limit and a time limit, where a traceback, a hang or a memory blow-up
+would show as it does for a user.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from fuzz.checker import (
+    _VERIFY_PY,
+    CHECKER_CASES,
+    CHECKER_SPECIAL_FILES,
+    CheckerCase,
+    certificate_document,
+    export_document,
+)
+from fuzz.corpus import ACCEPTED, CASES, Case, materialize
+from fuzz.library import LIBRARY_CASES
+
+from polyregions.cli import main
+from polyregions.errors import PolyregionsError
+from proofs_check.verify import main as verify_main
+
+IN_PROCESS_SECONDS = 10.0  # generous on a loaded machine: these cases take milliseconds
+ALARM_SECONDS = 60.0  # an in-process case still running then is interrupted
+PROCESS_SECONDS = 30.0  # a process starts in about a second (two with matplotlib)
+PENDING_SECONDS = 8.0  # a case that waits for a fix elsewhere (a FIFO still blocks) gives up sooner
+MEMORY_LIMIT = 1 << 30
+SAMPLE_EVERY = 25  # every 25th light case also runs in a process
+
+
+def _param(case: Case):
+    marks = [pytest.mark.xfail(reason=case.pending, strict=False)] if case.pending else []
+    return pytest.param(case, id=case.name, marks=marks)
+
+
+def _run_in_process(argv) -> int:
+    try:
+        return main(list(argv))
+    except SystemExit as exit_:
+        return exit_.code if isinstance(exit_.code, int) else 1
+
+
+def _check_error(case: Case, status: int, out: str, err: str, seconds: float, limit: float) -> None:
+    assert "Traceback" not in err, err[-2000:]
+    assert status == case.status, (status, out[-500:], err[-500:])
+    assert seconds < limit, f"{seconds:.1f} s"
+    if case.status == 0:
+        return
+    lines = err.splitlines()
+    assert len(lines) == 1, err[-2000:]
+    assert lines[0].startswith("polyregions: error: "), lines[0][:300]
+    for name in case.names:
+        assert name in lines[0], (name, lines[0][:500])
+    assert out == "", out[-500:]
+
+
+class _Alarm(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise _Alarm(f"no answer within {ALARM_SECONDS} s")
+
+
+@pytest.mark.parametrize("case", [_param(c) for c in CASES + ACCEPTED if not c.heavy])
+def test_malformed_command_line_gives_one_error_line(case, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    materialize(case, str(tmp_path))
+    previous = signal.signal(signal.SIGALRM, _alarm)  # a blocking open (a FIFO) fails the case, not the run
+    signal.setitimer(signal.ITIMER_REAL, ALARM_SECONDS)
+    try:
+        started = time.perf_counter()
+        status = _run_in_process(case.argv)
+        seconds = time.perf_counter() - started
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    out, err = capsys.readouterr()
+    _check_error(case, status, out, err, seconds, IN_PROCESS_SECONDS)
+
+
+def _limited() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+_ENV = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+        "MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1"}
+_IN_PROCESSES = [c for c in CASES + ACCEPTED if c.heavy] + \
+    [c for c in CASES if not c.heavy][::SAMPLE_EVERY]
+
+
+@pytest.mark.parametrize("case", [_param(c) for c in _IN_PROCESSES])
+def test_malformed_command_line_in_a_process_with_limits(case, tmp_path):
+    materialize(case, str(tmp_path))
+    timeout = PENDING_SECONDS if case.pending else PROCESS_SECONDS
+    started = time.perf_counter()
+    try:
+        result = subprocess.run([sys.executable, "-m", "polyregions", *case.argv], cwd=tmp_path, env=_ENV,
+                                capture_output=True, text=True, preexec_fn=_limited, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"no answer within {timeout} s")
+    seconds = time.perf_counter() - started
+    _check_error(case, result.returncode, result.stdout, result.stderr, seconds, PROCESS_SECONDS)
+
+
+def test_the_corpus_is_large_and_covers_every_command():
+    assert len(CASES) >= 500
+    commands = {case.argv[0] for case in CASES if case.argv}
+    assert {"regions", "boundary", "arrangement", "plot", "search", "sweep", "topology", "demo"} <= commands
+    assert 40 <= len(_IN_PROCESSES) <= 80
+
+
+# --- proofs_check on tampered exports and certificates ------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def documents(tmp_path_factory):
+    return {"export": export_document(), "certificate": certificate_document(tmp_path_factory.mktemp("cert"))}
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.name, marks=[pytest.mark.xfail(reason=c.pending,
+                                                                                        strict=False)]
+                                               if c.pending else []) for c in CHECKER_CASES])
+def test_tampered_export_is_rejected_by_the_checker(case, documents, tmp_path, capsys):
+    path = case.write(copy.deepcopy(documents[case.base]), tmp_path)
+    started = time.perf_counter()
+    status = verify_main([path])
+    seconds = time.perf_counter() - started
+    out, err = capsys.readouterr()
+    assert seconds < IN_PROCESS_SECONDS
+    assert status in case.statuses, (status, out[-800:], err[-800:])
+    if status == 2:  # unreadable: one line naming the file
+        lines = err.splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"proofs_check: error: {path}: "), err[-800:]
+    elif status == 3:  # the complex verified, a user-defined claim cannot be: the report says so
+        assert err == "" and "not independently checkable" in out.splitlines()[-1], out[-800:]
+    else:  # a failed check: the report says which, on standard output
+        assert err == "" and out.splitlines()[-1].startswith("FAILED: "), out[-800:]
+
+
+@pytest.mark.parametrize("label, content", [pytest.param(label, content, id=label,
+                                                            marks=[pytest.mark.xfail(reason=_VERIFY_PY, strict=False)]
+                                                            if _VERIFY_PY else [])
+                                               for label, content in CHECKER_SPECIAL_FILES])
+def test_checker_refuses_special_files_in_a_process_with_limits(label, content, tmp_path):
+    path = CheckerCase(label, lambda doc: content).write({}, tmp_path)
+    timeout = PENDING_SECONDS if _VERIFY_PY else PROCESS_SECONDS
+    try:
+        result = subprocess.run([sys.executable, "-m", "proofs_check", "verify", path], cwd=tmp_path, env=_ENV,
+                                capture_output=True, text=True, preexec_fn=_limited, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"no answer within {timeout} s")
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert result.stderr.startswith(f"proofs_check: error: {path}: ") and result.stderr.count("\n") == 1
+
+
+def test_the_untampered_documents_verify(documents, tmp_path, capsys):
+    for name, doc in documents.items():
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(doc))
+        assert verify_main([str(path)]) == 0, capsys.readouterr().out
+        assert capsys.readouterr().out.splitlines()[-1] == "verified"
+
+
+# --- the library: bad calls raise a PolyregionsError --------------------------------------------------------
+
+@pytest.mark.parametrize("name, call", [pytest.param(name, call, id=name,
+                                                     marks=[pytest.mark.xfail(reason=pending, strict=False)]
+                                                     if pending else [])
+                                        for name, call, pending in LIBRARY_CASES])
+def test_bad_library_call_raises_a_polyregions_error(name, call, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    started = time.perf_counter()
+    with pytest.raises(PolyregionsError) as info:
+        call()
+    assert time.perf_counter() - started < IN_PROCESS_SECONDS
+    message = str(info.value)
+    assert "expected" in message or "cannot" in message, message
+
+
+def test_the_library_corpus_is_large():
+    assert len(LIBRARY_CASES) >= 150
