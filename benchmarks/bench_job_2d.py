@@ -15,14 +15,12 @@ the CPU times when the machine is busy.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Callable
+
+from benchmarks._processes import run_json
 
 WIDTHS = (64, 128)
 
@@ -41,19 +39,6 @@ for layer in network["layers"]:
     camera.relu()
 print(json.dumps({"activation_regions": camera.num_faces}))
 """
-
-
-def _run(command: list[str]) -> tuple[dict, float, float, float]:
-    """The command's JSON output, wall time, CPU time (s) and peak resident memory (MB), for this child alone."""
-    started = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - started
-    out, err = process.stdout.read(), process.stderr.read()  # type: ignore[union-attr]
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed ({process.returncode}): {err.strip()}")
-    return json.loads(out), wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def _ours(path: Path) -> list[str]:
@@ -80,7 +65,7 @@ def cases() -> list[tuple[str, Callable[[], object]]]:
         path = _write(folder, width, 0)
         # The closure runs right away in the runner's loop; the default binds path for ruff's sake.
         found.append((f"polyregions regions, He normal [2,{width},{width},{width}], process",
-                      lambda path=path: _run(_ours(path))[0]["activation_regions"]))
+                      lambda path=path: run_json(_ours(path)).output["activation_regions"]))
     return found
 
 
@@ -113,20 +98,20 @@ def main(argv: list[str] | None = None) -> int:
                 path = _write(Path(tmp), width, seed)
                 ours, theirs = [], []
                 for _ in range(args.repeats):  # alternate, so that both see the same load
-                    ours.append(_run(_ours(path)))
+                    ours.append(run_json(_ours(path)))
                     if theirs_available:
-                        theirs.append(_run(_theirs(path)))
-                summary = ours[0][0]
+                        theirs.append(run_json(_theirs(path)))
+                summary = ours[0].output
                 if not summary["exact"]:
                     raise RuntimeError(f"expected an exact run, got {summary}")
-                wall, cpu, peak = (min(r[i] for r in ours) for i in (1, 2, 3))
+                wall, cpu, peak = (min(getattr(r, key) for r in ours) for key in ("wall", "cpu", "peak_mb"))
                 name = f"[2,{width},{width},{width}]"
                 if not theirs:
                     print(f"{name:<22} {seed:>4} {summary['activation_regions']:>7} {'-':>7} {wall:>8.2f} {'-':>8} "
                           f"{'':>6} {cpu:>6.2f} {'-':>6} {'':>6} {peak:>5.0f} {'-':>5}   (regioncam not installed)")
                     continue
-                count = theirs[0][0]["activation_regions"]
-                wall2, cpu2, peak2 = (min(r[i] for r in theirs) for i in (1, 2, 3))
+                count = theirs[0].output["activation_regions"]
+                wall2, cpu2, peak2 = (min(getattr(r, key) for r in theirs) for key in ("wall", "cpu", "peak_mb"))
                 print(f"{name:<22} {seed:>4} {summary['activation_regions']:>7} {count:>7} {wall:>8.2f} {wall2:>8.2f} "
                       f"{wall / wall2:>6.2f} {cpu:>6.2f} {cpu2:>6.2f} {cpu / cpu2:>6.2f} {peak:>5.0f} {peak2:>5.0f} "
                       f"{peak / peak2:>6.2f}", flush=True)

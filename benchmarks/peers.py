@@ -1,0 +1,171 @@
+"""polyregions beside its peers, each as its own process: ``python -m benchmarks.peers``.
+
+One table of the cases that matter for speed, each tool run as the whole command a user would run:
+
+* the whole 2-D job (activation regions, linear regions, adjacency) of He-normal float32 ``[2, w, w, w]`` in
+  ``[-1, 1]^2``: ``polyregions regions NET --box=-1,1 --json`` beside a Regioncam script on the same layers;
+* all of R^n on relucent's own ``mlp`` networks (PyTorch's default initialisation, read exactly):
+  ``polyregions regions NET --domain SPACE --json`` beside relucent's ``Complex.bfs`` with its default workers;
+* bounded boxes in 4 and 6 dimensions (no peer enumerates them): regions per second against the goals.
+
+A peer that is not installed (``pip install -e .[bench]``) leaves its rows out. Counts must agree; a
+disagreement is printed, not hidden. The ratios compare the two tools of one run, on one machine at one load;
+``--save-baseline`` stores this run's numbers in ``benchmarks/peers_baseline.json`` and later runs print
+polyregions' CPU time against it (``then``; CPU time, as the machine's load changes the wall time) so that a change
+shows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks._processes import Measured, run_json
+
+BASELINE = Path(__file__).with_name("peers_baseline.json")
+
+_REGIONCAM = """
+import json, sys
+from fractions import Fraction
+import numpy as np
+import regioncam
+network = json.load(open(sys.argv[1]))
+camera = regioncam.Regioncam(size=1.0)  # the square [-1, 1]^2
+for layer in network["layers"]:
+    weight = np.array([[float(Fraction(v)) for v in row] for row in layer["weight"]], dtype=np.float32)
+    bias = np.array([float(Fraction(v)) for v in layer["bias"]], dtype=np.float32)
+    camera.linear(np.ascontiguousarray(weight.T), bias)
+    camera.relu()
+print(json.dumps({"regions": camera.num_faces}))
+"""
+
+_RELUCENT = """
+import json, sys
+from relucent import Complex, mlp, set_seeds
+set_seeds(int(sys.argv[2]))
+complex_ = Complex(mlp(json.loads(sys.argv[1])))
+complex_.bfs(verbose=0)
+print(json.dumps({"regions": len(complex_)}))
+"""
+
+
+@dataclass(frozen=True)
+class Case:
+    """One comparison: polyregions' command, and the peer's (None when the peer is not installed)."""
+
+    name: str
+    ours: list[str]
+    theirs: list[str] | None
+    peer: str
+    goal: str = ""
+
+
+def _installed(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+def _polyregions(*arguments: str) -> list[str]:
+    return [sys.executable, "-m", "polyregions", "regions", *arguments, "--json"]
+
+
+def _he_normal(folder: Path, widths: list[int]) -> Path:
+    from polyregions.networks.initializers import he_normal
+    from polyregions.networks.io import save_network
+
+    path = folder / f"he_{'x'.join(map(str, widths))}.json"
+    save_network(he_normal(widths, seed=0), path)
+    return path
+
+
+def _relucent_network(folder: Path, widths: list[int], seed: int) -> Path:
+    """relucent's ``mlp(widths)`` after ``set_seeds(seed)``, written as a polyregions network file."""
+    import numpy as np
+    from relucent import mlp, set_seeds
+
+    from polyregions.networks.io import network_from_arrays, save_network
+
+    set_seeds(seed)
+    layers = [layer for layer in mlp(widths).layers.values() if hasattr(layer, "weight")]
+    network = network_from_arrays([np.asarray(layer.weight) for layer in layers],
+                                  [np.asarray(layer.bias).reshape(-1) for layer in layers])
+    path = folder / f"relucent_{'x'.join(map(str, widths))}_seed{seed}.json"
+    save_network(network, path)
+    return path
+
+
+def cases(folder: Path, full: bool) -> list[Case]:
+    space = folder / "space.json"
+    space.write_text(json.dumps({"type": "space"}))
+    found = []
+    for width in (64, 128):
+        path = _he_normal(folder, [2, width, width, width])
+        theirs = [sys.executable, "-c", _REGIONCAM, str(path)] if _installed("regioncam") else None
+        found.append(Case(f"2-D job He [2,{width},{width},{width}]", _polyregions(str(path), "--box=-1,1"), theirs,
+                          "Regioncam", "wall time at most Regioncam's"))
+    if _installed("relucent"):
+        for widths in ([3, 12, 12, 1], [4, 16, 16, 1]) + (([6, 12, 12, 1],) if full else ()):
+            path = _relucent_network(folder, widths, 0)
+            found.append(Case(f"R^{widths[0]} relucent mlp {widths}", _polyregions(str(path), "--domain", str(space)),
+                              [sys.executable, "-c", _RELUCENT, json.dumps(widths), "0"], "relucent",
+                              "10x relucent's regions/s"))
+    for widths, goal in (([4, 16, 16], 5000), ([6, 12, 12], 2000)):
+        path = _he_normal(folder, widths)
+        found.append(Case(f"box He {widths} in [-1,1]^{widths[0]}", _polyregions(str(path), "--box=-1,1"), None,
+                          "", f"{goal} regions/s"))
+    return found
+
+
+def _regions(measured: Measured) -> int:
+    output = measured.output
+    return int(output["activation_regions"] if "activation_regions" in output else output["regions"])
+
+
+def _row(name: str, tool: str, measured: Measured, extra: str = "") -> str:
+    count = _regions(measured)
+    return (f"{name:<34} {tool:<12} {count:>8} {measured.wall:>8.2f} {measured.cpu:>8.2f} {measured.peak_mb:>8.0f} "
+            f"{count / measured.wall:>10.0f}  {extra}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.peers", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--full", action="store_true", help="add relucent's [6,12,12,1] (many minutes for relucent)")
+    parser.add_argument("--save-baseline", action="store_true", help=f"store this run's numbers in {BASELINE.name}")
+    parser.add_argument("--timeout", type=float, default=1800, help="seconds allowed to each command")
+    args = parser.parse_args(argv)
+    baseline = json.loads(BASELINE.read_text()) if BASELINE.exists() else {}
+    saved: dict[str, dict[str, float]] = {}
+    print(f"{'case':<34} {'tool':<12} {'regions':>8} {'wall s':>8} {'CPU s':>8} {'peak MB':>8} {'regions/s':>10}  "
+          "comparison")
+    print("-" * 120)
+    with tempfile.TemporaryDirectory(prefix="bench_peers_") as tmp:
+        for case in cases(Path(tmp), args.full):
+            ours = run_json(case.ours, timeout=args.timeout)
+            if not ours.output.get("exact"):
+                raise RuntimeError(f"{case.name}: expected an exact run, got {ours.output}")
+            then = baseline.get(case.name, {}).get("cpu")
+            notes = [f"CPU then {then:.2f} s ({ours.cpu / then:.2f}x)"] if then else []
+            print(_row(case.name, "polyregions", ours, "; ".join(notes + [f"goal: {case.goal}"])), flush=True)
+            saved[case.name] = {"wall": ours.wall, "cpu": ours.cpu, "peak_mb": ours.peak_mb,
+                                "regions": _regions(ours)}
+            if case.theirs is not None:
+                theirs = run_json(case.theirs, timeout=args.timeout)
+                agree = "counts agree" if _regions(theirs) == _regions(ours) else "COUNTS DIFFER"
+                speed = (_regions(ours) / ours.wall) / (_regions(theirs) / theirs.wall)
+                print(_row("", case.peer, theirs, f"{agree}; polyregions wall / {case.peer}: "
+                           f"{ours.wall / theirs.wall:.2f}, regions/s: {speed:.1f}x, memory: "
+                           f"{ours.peak_mb / theirs.peak_mb:.2f}x"), flush=True)
+                saved[case.name]["peer_wall"] = theirs.wall
+    if args.save_baseline:
+        BASELINE.write_text(json.dumps(saved, indent=1, sort_keys=True) + "\n")
+        print(f"stored in {BASELINE}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
