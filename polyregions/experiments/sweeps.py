@@ -550,24 +550,14 @@ def _run_pool(todo: list[SweepTask], workers: int, record: Callable[[dict[str, s
 
 
 def _run_dask(todo: list[SweepTask], scheduler: Any, record: Callable[[dict[str, str]], None]) -> None:
-    try:
-        from dask.distributed import Client, as_completed
-    except ImportError:
-        raise InvalidInputError("scheduler: running on a Dask cluster needs dask.distributed "
-                                "(pip install \"dask[distributed]\")") from None
-    own = isinstance(scheduler, str)
-    try:
-        client = Client(scheduler) if own else scheduler
-    except (OSError, TimeoutError, ValueError) as error:
-        raise InvalidInputError(f"scheduler: cannot connect to {scheduler!r}: {error}") from None
-    try:
+    from polyregions._dask import dask_client
+
+    with dask_client(scheduler) as client:
+        from dask.distributed import as_completed
+
         futures = [client.submit(run_task, task, pure=False) for task in todo]
         try:
             for future in as_completed(futures):
                 record(future.result())
         finally:
             client.cancel([f for f in futures if not f.done()])
-    finally:
-        if own:
-            client.close()
-
