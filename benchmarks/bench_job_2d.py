@@ -21,24 +21,10 @@ from pathlib import Path
 from typing import Callable
 
 from benchmarks._processes import run_json
+from benchmarks.peers import REGIONCAM
 
 WIDTHS = (64, 128)
 
-# Regioncam on the network file's float32 layers (the file holds each float32 weight as its exact rational).
-_REGIONCAM = """
-import json, sys
-from fractions import Fraction
-import numpy as np
-import regioncam
-network = json.load(open(sys.argv[1]))
-camera = regioncam.Regioncam(size=1.0)  # the square [-1, 1]^2
-for layer in network["layers"]:
-    weight = np.array([[float(Fraction(v)) for v in row] for row in layer["weight"]], dtype=np.float32)
-    bias = np.array([float(Fraction(v)) for v in layer["bias"]], dtype=np.float32)
-    camera.linear(np.ascontiguousarray(weight.T), bias)
-    camera.relu()
-print(json.dumps({"activation_regions": camera.num_faces}))
-"""
 
 
 def _ours(path: Path) -> list[str]:
@@ -46,7 +32,7 @@ def _ours(path: Path) -> list[str]:
 
 
 def _theirs(path: Path) -> list[str]:
-    return [sys.executable, "-c", _REGIONCAM, str(path)]
+    return [sys.executable, "-c", REGIONCAM, str(path)]
 
 
 def _write(folder: Path, width: int, seed: int) -> Path:
@@ -110,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{name:<22} {seed:>4} {summary['activation_regions']:>7} {'-':>7} {wall:>8.2f} {'-':>8} "
                           f"{'':>6} {cpu:>6.2f} {'-':>6} {'':>6} {peak:>5.0f} {'-':>5}   (regioncam not installed)")
                     continue
-                count = theirs[0].output["activation_regions"]
+                count = theirs[0].output["regions"]
                 wall2, cpu2, peak2 = (min(getattr(r, key) for r in theirs) for key in ("wall", "cpu", "peak_mb"))
                 print(f"{name:<22} {seed:>4} {summary['activation_regions']:>7} {count:>7} {wall:>8.2f} {wall2:>8.2f} "
                       f"{wall / wall2:>6.2f} {cpu:>6.2f} {cpu2:>6.2f} {cpu / cpu2:>6.2f} {peak:>5.0f} {peak2:>5.0f} "

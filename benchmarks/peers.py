@@ -28,7 +28,8 @@ from benchmarks._processes import Measured, run_json
 
 BASELINE = Path(__file__).with_name("peers_baseline.json")
 
-_REGIONCAM = """
+#: Regioncam on the network file's float32 layers (the file holds each float32 weight as its exact rational).
+REGIONCAM = """
 import json, sys
 from fractions import Fraction
 import numpy as np
@@ -105,7 +106,7 @@ def cases(folder: Path, full: bool) -> list[Case]:
     found = []
     for width in (64, 128):
         path = _he_normal(folder, [2, width, width, width])
-        theirs = [sys.executable, "-c", _REGIONCAM, str(path)] if _installed("regioncam") else None
+        theirs = [sys.executable, "-c", REGIONCAM, str(path)] if _installed("regioncam") else None
         found.append(Case(f"2-D job He [2,{width},{width},{width}]", _polyregions(str(path), "--box=-1,1"), theirs,
                           "Regioncam", "wall time at most Regioncam's"))
     if _installed("relucent"):
