@@ -194,6 +194,10 @@ def read_network(obj: Any, where: str) -> Network:
     """The ``polyregions.network/1`` object of an export (``format``, ``input_dim``, ``layers``; nothing else)."""
     if not isinstance(obj, dict):
         raise InputError(where, f"expected a network object, got {describe(obj)}")
+    if obj.get("format") == "polyregions.stages/1":  # a graph network's stages
+        from .stages import read_stages
+
+        return read_stages(obj, where)  # type: ignore[return-value]
     check_keys(obj, ("format", "input_dim", "layers"), where)
     if get_key(obj, "format", where) != NETWORK_FORMAT:
         raise InputError(f"{where}.format", f"expected {NETWORK_FORMAT!r}, got {describe(obj['format'])}")

@@ -62,7 +62,7 @@ import sys
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from . import geometry as geo
 from .claims import check_claim
@@ -226,7 +226,7 @@ def _geometry(ex: Export, affine: list, max_subsets: int) -> _Geometry:
 
 def _check_constant_patterns(ex: Export, affine: list, g: _Geometry) -> None:
     """Check 3: each neuron stays in its piece's closed interval on the whole region."""
-    neuron_names = ex.network.neurons
+    neuron_names = getattr(ex.network, "entry_names", ex.network.neurons)  # stages: k - 1 entries per max unit
     for i, (neurons, vs) in enumerate(zip(affine, g.verts)):
         points = [(nums, vden, v.point) for (nums, vden), v in zip(g.integer_points[i], vs)]
         for q, (a, d, den, piece, act) in enumerate(neurons):
@@ -332,8 +332,11 @@ def _check_facets(ex: Export, g: _Geometry, pairs: dict[frozenset, int], max_sub
             raise VerificationError(f"adjacency[{e}]: regions {i} and {j} share no {k - 1}-dimensional piece")
 
 
-def verify_export(doc: Any, *, max_subsets: int = DEFAULT_MAX_SUBSETS) -> Result:
+def verify_export(doc: Any, *, max_subsets: int = DEFAULT_MAX_SUBSETS,
+                  progress: Callable[[str], None] | None = None) -> Result:
     """Verify an export (a parsed JSON document); :class:`InputError` when it is unreadable.
+
+    ``progress``, when given, is called with each line of the report as the check that writes it finishes.
 
     Examples
     --------
@@ -357,6 +360,8 @@ def verify_export(doc: Any, *, max_subsets: int = DEFAULT_MAX_SUBSETS) -> Result
     """
     ex = load_export(doc)
     result = Result()
+    if progress is not None:
+        result.lines = _ReportedLines(progress)
     k, n = ex.domain.dim, len(ex.regions)
     result.lines.append(f"{n} regions, {len(ex.adjacency)} adjacencies; network {ex.network.input_dim} -> "
                         f"{ex.network.output_dim} with {len(ex.network.neurons)} neurons; {ex.domain.kind} "
@@ -424,34 +429,61 @@ def _verify_derived(ex: Export, result: Result, linear: set[frozenset[int]]) -> 
         result.lines.append(check_search(ex.search, engine=ex.engine))
 
 
-def verify_file(path: str, *, max_subsets: int = DEFAULT_MAX_SUBSETS) -> Result:
+class _ReportedLines(list):
+    """The lines of a report, each passed to ``report`` as it is added (the checks add one as each finishes)."""
+
+    def __init__(self, report: Callable[[str], None]) -> None:
+        super().__init__()
+        self._report = report
+
+    def append(self, line: str) -> None:
+        super().append(line)
+        self._report(line)
+
+
+def verify_file(path: str, *, max_subsets: int = DEFAULT_MAX_SUBSETS,
+                progress: Callable[[str], None] | None = None) -> Result:
     """Read and verify an export file; :class:`InputError` (field ``file``/``json``/...) when unreadable.
 
     Only a regular file is read (a FIFO or a device is refused before reading: one would block, the other never
-    end), through :func:`proofs_check.reading.read_document`."""
-    return verify_export(read_document(path), max_subsets=max_subsets)
+    end), through :func:`proofs_check.reading.read_document`. ``progress`` is as in :func:`verify_export`."""
+    return verify_export(read_document(path), max_subsets=max_subsets, progress=progress)
+
+
+def build_parser(prog: str = "python -m proofs_check verify") -> argparse.ArgumentParser:
+    """The command line of the verifier."""
+    from ._progress import add_progress_options
+
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="Re-check a polyregions.regions/1 export (a region complex with its certificates, written by "
+                    "'polyregions regions --export FILE' or 'polyregions search -o CERT') exactly, in rational "
+                    "arithmetic, without polyregions: certificates, unique patterns, constant patterns, coverage "
+                    "of the domain, adjacency, linear regions, summary and the claim of a certificate.",
+        epilog="Exit status: 0 verified; 1 a check failed; 2 the file is not a readable export; 3 the region "
+               "complex verified, but the claim of the certificate is user-defined and not independently "
+               "checkable; 130 interrupted by Ctrl-C or SIGTERM.")
+    parser.add_argument("file", metavar="FILE", help="the JSON export or certificate to check")
+    parser.add_argument("--max-subsets", type=int, default=DEFAULT_MAX_SUBSETS, metavar="N",
+                        help="largest number of row subsets tried per vertex enumeration; a region that needs "
+                             f"more fails as too large, never passes unchecked (default {DEFAULT_MAX_SUBSETS})")
+    add_progress_options(parser, quiet_help="print only the last line of the report, and show no progress")
+    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: verify one export, print the report, return the exit status (0, 1, 2 or 3)."""
-    parser = argparse.ArgumentParser(prog="python -m proofs_check.verify",
-                                     description="Re-check a polyregions.regions/1 export exactly.",
-                                     epilog="exit status: 0 verified; 1 a check failed; 2 the file is not a "
-                                            "readable export; 3 the region complex verified, but the claim of "
-                                            "the certificate is user-defined and not independently checkable")
-    parser.add_argument("file", help="the JSON export")
-    parser.add_argument("--max-subsets", type=int, default=DEFAULT_MAX_SUBSETS,
-                        help="largest number of row subsets tried per vertex enumeration "
-                             f"(default {DEFAULT_MAX_SUBSETS})")
-    parser.add_argument("--quiet", action="store_true", help="print only the last line")
-    args = parser.parse_args(argv)
+    from ._progress import Progress, wanted
+
+    args = build_parser().parse_args(argv)
     # Every number read has at most reading.MAX_DIGITS digits, but a report may print longer ones (and ones
     # beyond Python's guard of 4,300 digits on str(int)): lift the guard while the check runs.
     limit = sys.get_int_max_str_digits()
     sys.set_int_max_str_digits(0)
     try:
         try:
-            result = verify_file(args.file, max_subsets=args.max_subsets)
+            with Progress("proofs_check verify", total=None, enabled=wanted(args)) as shown:
+                result = verify_file(args.file, max_subsets=args.max_subsets, progress=_reporter(shown))
         except InputError as exc:
             print(f"proofs_check: error: {args.file}: {exc}", file=sys.stderr)
             return EXIT_UNREADABLE
@@ -465,5 +497,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.set_int_max_str_digits(limit)
 
 
+def _reporter(shown):
+    def report(line: str) -> None:
+        shown.step(line.removeprefix("ok: "))
+        shown.advance()
+    return report
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    from ._interrupts import run_interruptibly
+
+    sys.exit(run_interruptibly(main))

@@ -25,6 +25,10 @@ Which bound is proven for which activation:
   slope) or a general piecewise-linear activation does not lose dimensions, and the theorem says nothing about
   them. An activation with one breakpoint and one flat piece, ``s relu(+-(t - xi)) + c``, is a ReLU up to
   affine maps that fold into the neighbouring layers, so the theorem covers it too.
+
+Other architectures: maxout networks (:func:`maxout_serra_bound`, Serra et al. 2018, Theorem 10;
+:func:`maxout_montufar_bound`, Montufar, Ren & Zhang 2021) and convolutional networks (:func:`conv_bound`, in the
+form of Xiong et al. 2020, with :func:`conv_receptive_fields`). Each states its hypotheses and why it holds.
 """
 
 from __future__ import annotations
@@ -44,6 +48,11 @@ __all__ = [
     "raghu_bound",
     "serra_bound",
     "serra_index_set",
+    "maxout_serra_bound",
+    "maxout_montufar_bound",
+    "ReceptiveField",
+    "conv_receptive_fields",
+    "conv_bound",
     "BoundRow",
     "compare_with_bounds",
 ]
@@ -451,3 +460,284 @@ def compare_with_bounds(count: int, *, input_dim: int, widths: Sequence[int], ac
         add("serra2018", None, f"not applicable: proven for ReLU only (inactive units must output a "
             f"constant), activation is {label}")
     return rows
+
+
+# --- maxout networks ------------------------------------------------------------------------------------------
+
+def _check_ranks(rank: Any, layers: int) -> tuple[int, ...]:
+    ranks = (rank,) * layers if isinstance(rank, int) and not isinstance(rank, bool) else rank
+    if isinstance(ranks, (str, bytes)) or not hasattr(ranks, "__iter__"):
+        raise InvalidInputError(f"rank: expected a positive integer or one per layer, got {rank!r}")
+    ranks = tuple(ranks)
+    if len(ranks) != layers:
+        raise InvalidInputError(f"rank: expected {layers} ranks (one per layer), got {len(ranks)}")
+    for i, k in enumerate(ranks):
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise InvalidInputError(f"rank[{i}]: expected a positive integer (pieces per maxout unit), got {k!r}")
+    return ranks
+
+
+def maxout_serra_bound(input_dim: int, widths: Sequence[int], rank: int | Sequence[int]) -> int:
+    """Serra, Tjandraatmadja & Ramalingam 2018 (Theorem 10): regions of a maxout network.
+
+    ``prod_l sum_{j=0..d_l} C(k_l (k_l - 1) / 2 * n_l, j)`` with ``d_l = min(n0, n_1, ..., n_l)``.
+
+    Hypotheses: ``L`` layers of ``n_l`` maxout units of rank ``k_l`` (each unit the maximum of ``k_l`` affine
+    functions of the layer's input); affine maps without units between the layers fold into them. A region is a
+    full-dimensional set on which the argmax of every unit is constant.
+
+    Why it holds: inside a region of the first ``l - 1`` layers the network is affine, with an image of dimension
+    ``r <= min(n0, n_1, ..., n_{l-1})``; there layer ``l``'s argmaxes are fixed by the signs of its
+    ``k(k-1)/2 * n_l`` pairwise differences, an arrangement in ``R^r`` with at most ``sum_{j <= r} C(m, j)`` cells;
+    and at most ``k^{n_l} <= sum_{j <= n_l} C(m, j)`` argmax patterns exist, which brings ``n_l`` into ``d_l``.
+
+    Parameters
+    ----------
+    input_dim : int
+        ``n0``, positive (or the dimension of the domain the regions are counted in).
+    widths : sequence of int
+        ``n_1, ..., n_L``: maxout units per layer (the layer's outputs), each positive.
+    rank : int or sequence of int
+        ``k``: affine pieces per unit, the same on every layer or one per layer; ``k = 2`` is a ReLU-like unit.
+
+    Returns
+    -------
+    int
+        The bound, exactly.
+
+    Raises
+    ------
+    InvalidInputError
+        When a dimension, width or rank is not a positive integer, or the ranks do not match the layers.
+
+    Examples
+    --------
+    >>> maxout_serra_bound(1, [1], 3)     # three pairwise comparisons on a line: 1 + 3
+    4
+    >>> maxout_serra_bound(2, [2, 2], 2), raghu_relu_bound(2, [2, 2])  # rank 2: one hyperplane per unit
+    (16, 16)
+    """
+    input_dim = _check_dim(input_dim)
+    widths = _check_widths(widths)
+    ranks = _check_ranks(rank, len(widths))
+    total, dim = 1, input_dim
+    for n, k in zip(widths, ranks):
+        dim = min(dim, n)
+        total *= sum(comb(k * (k - 1) // 2 * n, j) for j in range(dim + 1))
+    return total
+
+
+def maxout_montufar_bound(input_dim: int, widths: Sequence[int], rank: int | Sequence[int]) -> int:
+    """Montufar, Ren & Zhang 2021: regions of a maxout network, ``prod_l sum_{j=0..d_l} C(n_l, j) (k_l - 1)^j``.
+
+    Here ``d_l = min(n0, n_1, ..., n_{l-1})``. For one layer this is their sharp bound: ``n_1`` rank-``k``
+    units on ``R^{n0}`` have at most ``sum_{j <= n0} C(n_1, j) (k - 1)^j`` regions, reached by generic
+    parameters; for several layers it is their bound obtained by applying the one-layer count inside each
+    region of the layers before, where the network is affine with an image of dimension at most ``d_l``.
+
+    Hypotheses: as in :func:`maxout_serra_bound` (maxout layers, affine maps folded in, regions are the
+    full-dimensional sets of constant argmax). The bound never exceeds :func:`maxout_serra_bound`, since
+    ``C(n, j) (k - 1)^j <= C((k - 1) n, j) <= C(k (k - 1) / 2 * n, j)``.
+
+    Parameters
+    ----------
+    input_dim : int
+        ``n0``, positive (or the dimension of the domain the regions are counted in).
+    widths : sequence of int
+        ``n_1, ..., n_L``: maxout units per layer, each positive.
+    rank : int or sequence of int
+        ``k``: affine pieces per unit, one for all layers or one per layer.
+
+    Returns
+    -------
+    int
+        The bound, exactly.
+
+    Raises
+    ------
+    InvalidInputError
+        When a dimension, width or rank is not a positive integer, or the ranks do not match the layers.
+
+    Examples
+    --------
+    >>> maxout_montufar_bound(1, [1], 3)     # a convex function with two breakpoints on a line
+    3
+    >>> maxout_montufar_bound(2, [3], 3)     # three tropical lines: 1 + 3*2 + 3*4
+    19
+    >>> maxout_montufar_bound(2, [2, 2], 2), raghu_relu_bound(2, [2, 2])
+    (16, 16)
+    """
+    input_dim = _check_dim(input_dim)
+    widths = _check_widths(widths)
+    ranks = _check_ranks(rank, len(widths))
+    total, dim = 1, input_dim
+    for n, k in zip(widths, ranks):
+        total *= sum(comb(n, j) * (k - 1) ** j for j in range(min(dim, n) + 1))
+        dim = min(dim, n)
+    return total
+
+
+# --- convolutional networks ----------------------------------------------------------------------------------
+
+class ReceptiveField(NamedTuple):
+    """Neurons of a first convolutional layer that read the same input entries: ``neurons`` of them, reading
+    ``inputs`` entries of the input (padding excluded)."""
+
+    neurons: int
+    inputs: int
+
+
+def _positive_pair(value: Any, name: str, *, minimum: int, axes: int) -> tuple[int, ...]:
+    values = (value,) * axes if isinstance(value, int) and not isinstance(value, bool) else tuple(value)
+    if len(values) != axes or any(isinstance(v, bool) or not isinstance(v, int) or v < minimum for v in values):
+        raise InvalidInputError(f"{name}: expected {axes} integer(s) >= {minimum}, got {value!r}")
+    return values
+
+
+def conv_receptive_fields(input_shape: Sequence[int], out_channels: int, kernel: int | Sequence[int], *,
+                          stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
+                          dilation: int | Sequence[int] = 1, groups: int = 1) -> tuple[ReceptiveField, ...]:
+    """The receptive fields of a convolution applied to the input, one per output position and group.
+
+    Parameters
+    ----------
+    input_shape : sequence of int
+        ``(C_in, L)`` for a 1-D convolution or ``(C_in, H, W)`` for a 2-D one (channel first, no batch axis).
+    out_channels : int
+        ``C_out``, a multiple of ``groups``.
+    kernel, stride, padding, dilation : int or sequence of int
+        As in PyTorch's ``Conv1d`` / ``Conv2d`` (zero padding).
+    groups : int
+        Channel groups, dividing ``C_in`` and ``C_out``.
+
+    Returns
+    -------
+    tuple of ReceptiveField
+        For every output position and group: the ``C_out / groups`` neurons there, and how many input entries
+        they read (``C_in / groups`` times the kernel taps that fall inside the input, not on padding).
+
+    Raises
+    ------
+    InvalidInputError
+        When a shape or parameter is not a positive integer (padding: non-negative), the groups do not divide
+        the channels, or the output would be empty.
+
+    Examples
+    --------
+    >>> conv_receptive_fields((1, 4), 2, 2, stride=2)
+    (ReceptiveField(neurons=2, inputs=2), ReceptiveField(neurons=2, inputs=2))
+    >>> [f.inputs for f in conv_receptive_fields((1, 3), 1, 3, padding=1)]   # the border taps read padding
+    [2, 3, 2]
+    """
+    shape = _check_widths(input_shape)
+    if len(shape) not in (2, 3):
+        raise InvalidInputError(f"input_shape: expected (C_in, L) or (C_in, H, W), got {tuple(input_shape)!r}")
+    axes = len(shape) - 1
+    kernel_ = _positive_pair(kernel, "kernel", minimum=1, axes=axes)
+    stride_ = _positive_pair(stride, "stride", minimum=1, axes=axes)
+    padding_ = _positive_pair(padding, "padding", minimum=0, axes=axes)
+    dilation_ = _positive_pair(dilation, "dilation", minimum=1, axes=axes)
+    out_channels = _check_dim(out_channels)
+    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1 or shape[0] % groups \
+            or out_channels % groups:
+        raise InvalidInputError(f"groups: expected a positive integer dividing C_in = {shape[0]} and C_out = "
+                                f"{out_channels}, got {groups!r}")
+    per_axis = []  # for each spatial axis, the number of taps inside the input at every output position
+    for size, k, s, p, d in zip(shape[1:], kernel_, stride_, padding_, dilation_):
+        count = (size + 2 * p - d * (k - 1) - 1) // s + 1
+        if count < 1:
+            raise InvalidInputError(f"kernel: expected a kernel that fits the padded input ({size} + 2*{p}), got "
+                                    f"{k} with dilation {d}")
+        per_axis.append([sum(0 <= o * s - p + t * d < size for t in range(k)) for o in range(count)])
+    fields: list[ReceptiveField] = []
+    for taps in _grid(per_axis):
+        inputs = shape[0] // groups * taps
+        fields.extend(ReceptiveField(out_channels // groups, inputs) for _ in range(groups))
+    return tuple(fields)
+
+
+def _grid(per_axis: list[list[int]]) -> Iterator[int]:
+    if not per_axis:
+        yield 1
+        return
+    for first in per_axis[0]:
+        for rest in _grid(per_axis[1:]):
+            yield first * rest
+
+
+def conv_bound(input_dim: int, first_layer: Sequence[ReceptiveField], later_widths: Sequence[int] = (), *,
+               breakpoints: int = 1) -> int:
+    """Regions of a convolutional network, in the form of Xiong et al. 2020: the first layer by its receptive
+    fields, the later layers by their numbers of neurons.
+
+    The bound is ``B_1 * prod_{l >= 2} sum_{j=0..d_l} C(T N_l, j)`` with ``d_l = min(n0, N_1, ..., N_{l-1})``,
+    ``N_l`` the neurons of non-linear layer ``l`` (channels times positions) and
+    ``B_1 = min(prod_g sum_{j=0..min(f_g, n0)} C(T m_g, j), sum_{j=0..n0} C(T N_1, j))`` over the groups ``g`` of
+    :func:`conv_receptive_fields` (``m_g`` neurons reading ``f_g`` inputs). For non-overlapping receptive fields
+    ``B_1`` is Xiong et al.'s exact maximum for one ReLU convolutional layer; with overlaps it is an upper bound.
+
+    Hypotheses: the first non-linear layer is a convolution of the input (its neurons in group ``g`` depend only
+    on the ``f_g`` inputs of their field; a per-channel affine map such as a batch normalisation may follow it);
+    later layers are any affine maps (convolutions, average pooling, dense layers) followed by an element-wise
+    activation with ``T`` breakpoints (ReLU: ``T = 1``). Max pooling and maxout are not covered.
+
+    Why it holds: each neuron contributes ``T`` hyperplanes. The first layer's cells are intersections of one cell
+    of each group's arrangement, and a group's arrangement is a cylinder over an arrangement in the
+    ``f_g``-dimensional space of its inputs; the dense one-layer count bounds the same cells. Inside a region of
+    the layers before ``l`` the network is affine with an image of dimension at most ``d_l``, where layer ``l``
+    adds an arrangement of ``T N_l`` hyperplanes.
+
+    Parameters
+    ----------
+    input_dim : int
+        ``n0``: the number of input entries (channels times positions), or the dimension of the domain the
+        regions are counted in (fields larger than it count as ``n0``).
+    first_layer : sequence of ReceptiveField
+        The groups of the first non-linear layer (:func:`conv_receptive_fields`).
+    later_widths : sequence of int
+        ``N_2, ..., N_L``: the neurons of each later non-linear layer.
+    breakpoints : int, keyword-only
+        ``T``, positive.
+
+    Returns
+    -------
+    int
+        The bound, exactly.
+
+    Raises
+    ------
+    InvalidInputError
+        When a dimension, width or field is not a positive integer (a field may read zero inputs: its neurons
+        are constant), or ``first_layer`` is empty.
+
+    Examples
+    --------
+    Two positions with disjoint fields of two inputs, two channels each: ``(1 + 2 + 1)^2``, where a dense
+    layer of four neurons on four inputs could have 16 regions as well; with one input per field, 3 * 3:
+
+    >>> conv_bound(4, conv_receptive_fields((1, 4), 2, 2, stride=2))
+    16
+    >>> conv_bound(2, conv_receptive_fields((1, 2), 2, 1))
+    9
+    """
+    input_dim = _check_dim(input_dim)
+    t = _check_breakpoints(breakpoints)
+    fields = tuple(first_layer)
+    if not fields:
+        raise InvalidInputError("first_layer: expected at least one receptive field, got none")
+    neurons = 0
+    product = 1
+    for i, field in enumerate(fields):
+        if (not isinstance(field, tuple) or len(field) != 2
+                or any(isinstance(v, bool) or not isinstance(v, int) for v in field)
+                or field[0] < 1 or field[1] < 0):
+            raise InvalidInputError(f"first_layer[{i}]: expected (neurons >= 1, inputs >= 0), got {field!r}")
+        m, f = field
+        neurons += m
+        product *= 1 if f == 0 else arrangement_bound(t * m, min(f, input_dim))
+    total = min(product, arrangement_bound(t * neurons, input_dim))
+    dim = min(input_dim, neurons)
+    for width in _check_widths(later_widths):
+        total *= arrangement_bound(t * width, dim)
+        dim = min(dim, width)
+    return total

@@ -16,6 +16,9 @@ _EXPORTS = {
     ".io": ["load_network", "save_network", "network_from_json", "network_to_json", "load_npz",
             "network_from_arrays"],
     ".importers": ["network_from_torch"],
+    ".torch_import": ["graph_from_torch"],
+    ".onnx_import": ["graph_from_onnx", "load_onnx"],
+    ".sklearn_import": ["network_from_sklearn"],
     ".initializers": ["he_normal", "pytorch_default", "gaussian"],
     ".constructions": ["sawtooth", "montufar", "montufar_regions"],
 }
@@ -44,3 +47,6 @@ if TYPE_CHECKING:
         save_network,
     )
     from polyregions.networks.network import Layer, Network
+    from polyregions.networks.onnx_import import graph_from_onnx, load_onnx
+    from polyregions.networks.sklearn_import import network_from_sklearn
+    from polyregions.networks.torch_import import graph_from_torch

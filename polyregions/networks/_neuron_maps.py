@@ -253,6 +253,8 @@ def tight_neurons(net: "Network", points: Sequence[Sequence]) -> list[frozenset[
     >>> tight_neurons(net, [[0, 1], [0, 0], [1, 1]])
     [frozenset({0}), frozenset({0, 1}), frozenset()]
     """
+    if hasattr(net, "tight_neurons"):  # a graph network's stages (max units among them)
+        return net.tight_neurons(points)
     per_layer, n = _integer_preactivations(net, points)
     found: list[set[int]] = [set() for _ in range(n)]
     base = 0

@@ -9,6 +9,11 @@ is taken at its exact binary value; the one rounding is the batch-normalisation 
 square root and the quotient) and then taken exactly; the folded map is exactly
 ``x -> s * (x - running_mean) + beta`` with that ``s``. A ``LeakyReLU`` slope is the exact value of the binary64
 number torch stores. torch is imported only when a module is read.
+
+Any other model (convolutions, pooling, ``PReLU``, ``Unflatten``, residual connections, TorchScript) is read as a
+:class:`~polyregions.networks.graph.GraphNetwork` by :func:`polyregions.networks.torch_import.graph_from_torch`;
+ONNX models by :mod:`polyregions.networks.onnx_import`, scikit-learn MLPs by
+:mod:`polyregions.networks.sklearn_import`.
 """
 
 from __future__ import annotations
@@ -20,13 +25,15 @@ import numpy as np
 
 from polyregions.errors import InvalidInputError, MissingDependencyError
 from polyregions.networks.activations import Activation, hardtanh, leaky_relu, linear, relu
+from polyregions.networks.graph import GraphNetwork
 from polyregions.networks.io import _describe
 from polyregions.networks.network import Layer, Network
 
 __all__ = ["network_from_torch"]
 
 
-def network_from_torch(module: Any, *, input_dim: int | None = None, what: str | None = None) -> Network:
+def network_from_torch(module: Any, *, input_dim: int | None = None, input_shape: Any = None,
+                       what: str | None = None) -> Network | GraphNetwork:
     """The exact network computed by a PyTorch module in eval mode.
 
     Parameters
@@ -38,14 +45,20 @@ def network_from_torch(module: Any, *, input_dim: int | None = None, what: str |
         inputs (an error if they disagree, since ``forward`` may do something else).
     input_dim : int, optional
         Needed only when no ``Linear`` or ``BatchNorm1d`` tells it.
+    input_shape : sequence of int, optional
+        One input's shape without the batch axis, for a model read as a graph (needed before a convolution).
     what : str, optional
         The name used in error messages (default: the module's class name).
 
     Returns
     -------
-    Network
-        One layer per activation module, each with the composed affine maps before it; a trailing affine map
-        becomes a last layer with the identity activation.
+    Network or GraphNetwork
+        For a model of the layers listed above (applied in order): a :class:`Network`, one layer per activation
+        module, each with the composed affine maps before it; a trailing affine map becomes a last layer with the
+        identity activation. For any other model (convolutions, pooling, ``PReLU``, ``Unflatten``, residual
+        connections, TorchScript, or a ``forward`` that is not the registration order): the
+        :class:`~polyregions.networks.graph.GraphNetwork` of
+        :func:`polyregions.networks.torch_import.graph_from_torch`, which says what it reads.
 
     Raises
     ------
@@ -85,6 +98,11 @@ def network_from_torch(module: Any, *, input_dim: int | None = None, what: str |
     what = what or type(module).__name__
     if not isinstance(module, nn.Module):
         raise InvalidInputError(f"{what}: expected a torch.nn.Module, got {type(module).__name__}")
+    if input_shape is not None or _needs_graph(module, torch, nn):
+        from polyregions.networks.torch_import import graph_from_torch
+
+        shape = input_shape if input_shape is not None else (input_dim,) if input_dim is not None else None
+        return graph_from_torch(module, input_shape=shape, what=what)
     leaves, ordered_by_registration = [], False
     stack = [(what, module)]
     while stack:  # depth-first, children in order
@@ -139,9 +157,23 @@ def network_from_torch(module: Any, *, input_dim: int | None = None, what: str |
     if pending is not None:
         layers.append(_layer(pending, width, linear()))
     network = Network(n, tuple(layers))
-    if ordered_by_registration:
-        _check_against_torch(module, network, torch, what)
+    if ordered_by_registration and not _agrees_with_torch(module, network, torch, what):
+        from polyregions.networks.torch_import import graph_from_torch
+
+        return graph_from_torch(module, input_shape=(n,), what=what)  # forward() is not the registration order
     return network
+
+
+def _needs_graph(module, torch, nn) -> bool:
+    """Whether the model has parts the dense reading above cannot hold (then it is read as a graph)."""
+    if isinstance(module, torch.jit.ScriptModule):
+        return True
+    for sub in module.modules():
+        if sub is not module and isinstance(sub, (nn.ModuleList, nn.ModuleDict)):
+            return True  # only a custom forward() can use them: trace it
+        if not list(sub.children()) and not isinstance(sub, _supported_types(nn)):
+            return True
+    return False
 
 
 _SUPPORTED_NAMES = ("Linear", "ReLU", "LeakyReLU", "Hardtanh", "ReLU6", "Identity", "Flatten", "Dropout",
@@ -273,7 +305,7 @@ def _float_forward(network: Network, x: np.ndarray) -> np.ndarray:
     return value
 
 
-def _check_against_torch(module, network: Network, torch, what: str) -> None:
+def _agrees_with_torch(module, network: Network, torch, what: str) -> bool:
     parameter = next(module.parameters(), None)
     dtype = parameter.dtype if parameter is not None and parameter.is_floating_point() else torch.float32
     generator = torch.Generator().manual_seed(0)
@@ -286,9 +318,5 @@ def _check_against_torch(module, network: Network, torch, what: str) -> None:
                                 f"{network.input_dim}, got {type(error).__name__}: {str(error)[:200]}") from None
     got = _float_forward(network, x.numpy())
     tolerance = 1e-3 if dtype != torch.float64 else 1e-9
-    if expected.shape != got.shape or not np.allclose(got, expected, rtol=tolerance,
-                                                      atol=tolerance * (1 + np.abs(expected).max())):
-        raise InvalidInputError(f"{what}: expected forward() to apply the children in the order they were "
-                                f"registered (the only order polyregions can read from a module that is not an "
-                                f"nn.Sequential), got outputs that differ from that reading; wrap the layers in "
-                                f"an nn.Sequential")
+    return expected.shape == got.shape and bool(np.allclose(got, expected, rtol=tolerance,
+                                                            atol=tolerance * (1 + np.abs(expected).max())))

@@ -45,6 +45,8 @@ __all__ = [
 
 #: The format tag of a network file.
 FORMAT = "polyregions.network/1"
+#: The format tag of a graph network file (:mod:`polyregions.networks.graph`).
+GRAPH_FORMAT = "polyregions.network/2"
 
 
 def read_json(path: str | os.PathLike) -> Any:
@@ -186,13 +188,15 @@ def save_network(network: Network, path: str | os.PathLike) -> None:
     atomic_write_text(path, json.dumps(network_to_json(network)) + "\n")
 
 
-def load_network(path: str | os.PathLike) -> Network:
-    """Read a network file: ``.npz`` arrays (see the module documentation) or ``polyregions.network/1`` JSON.
+def load_network(path: str | os.PathLike) -> Any:
+    """Read a network file: ``.npz`` arrays (see the module documentation), ``polyregions.network/1`` JSON (a
+    :class:`Network`) or ``polyregions.network/2`` JSON (a :class:`~polyregions.networks.graph.GraphNetwork`).
 
     Parameters
     ----------
     path : str or os.PathLike
-        A file whose name ends in ``.npz`` (any case) is read as arrays, any other as JSON.
+        A file whose name ends in ``.npz`` (any case) is read as arrays, ``.onnx`` through the onnx package,
+        ``.pt`` or ``.pth`` (TorchScript or a saved ``torch.nn.Module``) through torch, any other as JSON.
 
     Returns
     -------
@@ -222,7 +226,26 @@ def load_network(path: str | os.PathLike) -> Network:
     name = input_name(path, what="load_network: path")
     if name.lower().endswith(".npz"):
         return load_npz(name)
-    return network_from_json(read_json(name), what=name)
+    if name.lower().endswith((".onnx", ".pt", ".pth")):
+        return _load_model_file(name)
+    data = read_json(name)
+    if isinstance(data, dict) and data.get("format") == GRAPH_FORMAT:
+        from polyregions.networks.graph import graph_network_from_json
+
+        return graph_network_from_json(data, source=name)
+    return network_from_json(data, what=name)
+
+
+def _load_model_file(name: str) -> Any:
+    """An ``.onnx`` file through the onnx package, a ``.pt`` / ``.pth`` file (TorchScript or a saved module)
+    through torch; both optional, imported only here."""
+    if name.lower().endswith(".onnx"):
+        from polyregions.networks.onnx_import import load_onnx
+
+        return load_onnx(name)
+    from polyregions.networks.torch_import import load_torch_file
+
+    return load_torch_file(name)
 
 
 # --- arrays -------------------------------------------------------------------------------------------------

@@ -341,8 +341,11 @@ def maps_equal(net: "Network", patterns: np.ndarray, pairs: np.ndarray) -> np.nd
         chunk = pairs[start:start + _CHUNK]
         regions, local = np.unique(chunk, return_inverse=True)
         local = local.reshape(chunk.shape)
-        maps, bounds = float_output_maps(net, patterns[regions])
-        differ = certainly_differ(maps, bounds, local[:, 0], local[:, 1])
+        if hasattr(net.layers[0], "activation"):
+            maps, bounds = float_output_maps(net, patterns[regions])
+            differ = certainly_differ(maps, bounds, local[:, 0], local[:, 1])
+        else:  # stages: every pair compared exactly
+            differ = np.zeros(len(chunk), dtype=bool)
         for e in np.flatnonzero(~differ).tolist():
             i, j = chunk[e].tolist()
             equal[start + e] = _exact_map(net, patterns, i, exact) == _exact_map(net, patterns, j, exact)
@@ -415,9 +418,13 @@ def linear_region_roots(net: "Network", patterns: np.ndarray, pairs: np.ndarray,
     patterns = np.asarray(patterns, dtype=np.int64) if patterns.dtype.kind != "i" else patterns
     equal = switches == 0  # the same pattern: the same map
     single = np.flatnonzero(switches == 1)
+    dense = hasattr(net.layers[0], "activation")  # stages (max units, per-unit activations): whole maps
+    if not dense:
+        single = single[:0]
     with one_blas_thread():
-        equal[single] = single_switch_equal(net, patterns, pairs[single], neurons[single])
-        several = np.flatnonzero(switches > 1)
+        if single.size:
+            equal[single] = single_switch_equal(net, patterns, pairs[single], neurons[single])
+        several = np.flatnonzero(switches > (1 if dense else 0))
         if several.size:
             equal[several] = maps_equal(net, patterns, pairs[several])
     return component_roots(len(patterns), pairs[equal])

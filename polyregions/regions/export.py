@@ -12,6 +12,7 @@ import os
 from fractions import Fraction
 from typing import Any
 
+from polyregions._arguments import expect_complex, expect_path
 from polyregions._atomic import atomic_write_bytes, atomic_write_text
 from polyregions.regions.complex import RegionComplex
 
@@ -27,11 +28,14 @@ def _numbers(values) -> list:
 def complex_to_json(complex_: RegionComplex) -> dict[str, Any]:
     """The JSON document of a region complex (a dict ready for ``json.dumps``)."""
     from polyregions.networks.io import network_to_json
+    from polyregions.networks.stages import StagedNetwork, stages_to_json
     from polyregions.regions.domains import domain_to_json
 
+    expect_complex(complex_)
+    network = complex_.network
     return {
         "format": FORMAT,
-        "network": network_to_json(complex_.network),
+        "network": stages_to_json(network) if isinstance(network, StagedNetwork) else network_to_json(network),
         "domain": domain_to_json(complex_.domain),
         "exact": complex_.exact,
         "engine": complex_.engine,
@@ -81,6 +85,8 @@ def write_complex_json(complex_: RegionComplex, path: str | os.PathLike) -> None
     >>> doc["format"], len(doc["regions"]), doc["regions"][1]["interior_point"], doc["adjacency"][0]
     ('polyregions.regions/1', 4, ['3/8'], [0, 1, [3]])
     """
+    expect_complex(complex_)
+    expect_path(path)
     atomic_write_text(path, json.dumps(complex_to_json(complex_)) + "\n")
 
 
@@ -120,6 +126,8 @@ def write_graphml(complex_: RegionComplex, path: str | os.PathLike) -> None:
 
     import networkx as nx
 
+    expect_complex(complex_)
+    expect_path(path)
     graph = nx.Graph()
     for node, data in complex_.graph.nodes(data=True):
         graph.add_node(node, pattern=",".join(map(str, data["pattern"])))

@@ -87,6 +87,20 @@ def _run(net: "Network", A, b, *, progress: bool) -> tuple[list[Region], np.ndar
     """Regions, their pattern matrix and index pairs of adjacent regions."""
     A = tuple(tuple(Fraction(v) for v in row) for row in A)
     b = tuple(Fraction(v) for v in b)
-    engine = (Mesh1D if net.input_dim == 1 else Mesh2D)(net, A, b)
+    if hasattr(net.layers[0], "activation"):
+        engine = (Mesh1D if net.input_dim == 1 else Mesh2D)(net, A, b)
+        with one_blas_thread():
+            return engine.run(progress=progress)
+    # a graph network's stages, through a dense network with the same regions on the domain
+    from polyregions.regions._mesh.stages import dense_twin, domain_box, merged
+
+    twin = dense_twin(net, domain_box(A, b))  # type: ignore[arg-type]
+    engine = (Mesh1D if net.input_dim == 1 else Mesh2D)(twin.network, A, b)
+    engine.shown_net = net
+    if not twin.identity:
+        engine.shown_patterns = twin.patterns
     with one_blas_thread():
-        return engine.run(progress=progress)
+        regions, patterns, pairs = engine.run(progress=progress)
+    if twin.may_split:
+        return merged(regions, patterns, pairs, net)
+    return regions, patterns, pairs

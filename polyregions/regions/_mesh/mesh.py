@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from functools import partial
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
@@ -65,6 +65,10 @@ class Mesh(ABC):
         self.line_rows: dict[int, tuple[int, ...]] = {}
         self.pieces: list = []      # per layer: (regions at level q+1, width) int8, or None for affine layers
         self.ancestors: list = []   # per layer: level q+1 region -> level q region
+        # The network the regions report and how its patterns are read off this one's (a graph network's stages,
+        # refined through their dense rewriting: polyregions.regions._mesh.stages); by default unchanged.
+        self.shown_net = net
+        self.shown_patterns: Callable[[np.ndarray], np.ndarray] | None = None
 
     # the parts each dimension provides -----------------------------------------------------------------
 
@@ -238,7 +242,9 @@ class Mesh(ABC):
         patterns = self._pattern_matrix(self.nf)
         pairs = self._adjacent_pairs()
         geometry = ComputedOnce(partial(self._face_geometry, patterns))
-        regions = Region._deferred_rows(patterns, self.net, geometry.item)
+        if self.shown_patterns is not None:
+            patterns = self.shown_patterns(patterns)
+        regions = Region._deferred_rows(patterns, self.shown_net, geometry.item)
         return regions, patterns, pairs
 
     def _crossed(self, q: int, h: int):

@@ -1,0 +1,604 @@
+"""A graph network compiled into stages: the form the region engines work on.
+
+A :class:`Stage` maps the *state* (every value still needed later) by one exact affine map to pre-activations
+``z = W x + b``, then applies its units: the first ``len(activations)`` pre-activations go through element-wise
+piecewise-linear units (an identity unit carries a value needed later: a residual path, a branch of a
+concatenation), and each max unit takes the maximum of the pre-activations its group lists. The stage's output,
+the next state, is the element-wise units' values followed by the max units'. Every affine operation of the
+graph (dense, convolution, average pooling, batch norm, addition, concatenation, flatten, reshape) is folded
+exactly into the next stage's map.
+
+The *neurons* are the element-wise units with breakpoints and the max units (over two or more values); a
+pattern holds each neuron's piece: for a max unit, the position of its argmax in its group. Ties are boundaries:
+inside a full-dimensional cell the argmax is unique. A dense :class:`~polyregions.networks.network.Network`
+is the special case of one stage per layer, all units of a stage sharing one activation and no max units.
+
+Examples
+--------
+>>> from polyregions.networks.graph import GraphNetwork, Node
+>>> from polyregions.networks.operations import Dense, Maxout
+>>> net = GraphNetwork((1,), (Node("d", Dense([[1], [-1]], [0, 0]), ("input",)),
+...                           Node("m", Maxout(2), ("d",))), "m").staged
+>>> len(net.layers), net.neurons, net.pattern([-3]), net([-3])
+(2, ((0, 0),), (1,), (Fraction(3, 1),))
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Sequence, cast
+
+import numpy as np
+from flint import fmpq, fmpq_mat
+
+from polyregions.errors import InvalidInputError
+from polyregions.exact.linalg import Matrix, Vector
+from polyregions.exact.rationals import _describe, rational_matrix, rational_vector
+from polyregions.networks import operations as ops
+from polyregions.networks.activations import Activation, linear
+
+if TYPE_CHECKING:
+    from polyregions.networks.graph import GraphNetwork
+    from polyregions.networks.network import Layer
+
+__all__ = ["Stage", "StagedNetwork", "compile_graph", "units_of", "stages_to_json", "STAGES_FORMAT"]
+
+#: The format tag of a staged network in exports (read by ``proofs_check``).
+STAGES_FORMAT = "polyregions.stages/1"
+
+
+def _fq(value: Fraction) -> fmpq:
+    return fmpq(value.numerator, value.denominator)
+
+
+def _fraction(value: fmpq) -> Fraction:
+    return Fraction(int(value.p), int(value.q))
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One stage: pre-activations ``weight @ x + bias``, element-wise units, then max units.
+
+    Attributes
+    ----------
+    weight : tuple of tuple of Fraction
+        Shape ``(pre-activations, fan_in)``.
+    bias : tuple of Fraction
+    activations : tuple of Activation
+        One per element-wise unit; unit ``i`` acts on pre-activation ``i``.
+    groups : tuple of tuple of int
+        One per max unit: the pre-activations (indices, at least two) it is the maximum of.
+    """
+
+    weight: Matrix
+    bias: Vector
+    activations: tuple[Activation, ...]
+    groups: tuple[tuple[int, ...], ...] = ()
+
+    def __post_init__(self) -> None:
+        weight = rational_matrix(self.weight, what="stage: weight")
+        if not weight or not weight[0]:
+            raise InvalidInputError("stage: weight: expected at least one row and one column")
+        object.__setattr__(self, "weight", weight)
+        object.__setattr__(self, "bias", rational_vector(self.bias, what="stage: bias", length=len(weight)))
+        object.__setattr__(self, "activations", tuple(self.activations))
+        object.__setattr__(self, "groups", tuple(tuple(g) for g in self.groups))
+        if len(self.activations) > len(weight) or any(
+                len(g) < 2 or not all(0 <= i < len(weight) for i in g) for g in self.groups):
+            raise InvalidInputError("stage: units: expected element-wise units on the first pre-activations and "
+                                    "max groups of at least two pre-activations")
+
+    def __reduce__(self):
+        # FLINT matrices in the caches do not pickle: a stage travels to worker processes without them.
+        return (Stage, (self.weight, self.bias, self.activations, self.groups))
+
+    @property
+    def width(self) -> int:
+        """The number of units (outputs)."""
+        return len(self.activations) + len(self.groups)
+
+    @property
+    def fan_in(self) -> int:
+        """The number of inputs."""
+        return len(self.weight[0])
+
+    @property
+    def is_affine(self) -> bool:
+        """Whether no unit has more than one piece."""
+        return not self.groups and all(a.is_linear for a in self.activations)
+
+    @cached_property
+    def neurons(self) -> tuple[int, ...]:
+        """The units with more than one piece: element-wise ones with breakpoints, then every max unit."""
+        elementwise = len(self.activations)
+        return tuple(i for i, a in enumerate(self.activations) if not a.is_linear) + tuple(
+            elementwise + j for j in range(len(self.groups)))
+
+    @cached_property
+    def as_layer(self) -> "Layer | None":
+        """The stage as a dense network's layer, when it has no max units and one activation for every unit
+        (built once: a restricted network shares every stage but its first)."""
+        from polyregions.networks.network import Layer
+
+        if self.groups or any(a != self.activations[0] for a in self.activations):
+            return None
+        return Layer(self.weight, self.bias, self.activations[0])
+
+    @cached_property
+    def _flint(self) -> tuple[fmpq_mat, fmpq_mat]:
+        return (fmpq_mat(len(self.weight), self.fan_in, [_fq(v) for row in self.weight for v in row]),
+                fmpq_mat(len(self.bias), 1, [_fq(v) for v in self.bias]))
+
+
+def units_of(layer: Any) -> tuple[tuple[Activation, ...], tuple[tuple[int, ...], ...]]:
+    """The element-wise activations and max groups of a :class:`Stage` or of a dense network's layer."""
+    if isinstance(layer, Stage):
+        return layer.activations, layer.groups
+    return (layer.activation,) * layer.width, ()
+
+
+@dataclass(frozen=True)
+class StagedNetwork:
+    """A network of :class:`Stage` objects on ``R^input_dim``: the interface of
+    :class:`~polyregions.networks.network.Network` (patterns, affine maps, restriction) for graph networks.
+
+    Attributes
+    ----------
+    input_dim : int
+    layers : tuple of Stage
+        The stages, first to last; the last one's output is the network's.
+    """
+
+    input_dim: int
+    layers: tuple[Stage, ...]
+
+    def __post_init__(self) -> None:
+        fan_in = self.input_dim
+        for i, stage in enumerate(self.layers):
+            if stage.fan_in != fan_in:
+                raise InvalidInputError(f"stages[{i}].weight: expected {fan_in} columns, got {stage.fan_in}")
+            fan_in = stage.width
+        object.__setattr__(self, "layers", tuple(self.layers))
+
+    def __reduce__(self):
+        return (StagedNetwork, (self.input_dim, self.layers))
+
+    # --- shape --------------------------------------------------------------------------------------------
+
+    @property
+    def widths(self) -> tuple[int, ...]:
+        """The number of units of each stage."""
+        return tuple(stage.width for stage in self.layers)
+
+    @property
+    def output_dim(self) -> int:
+        """The width of the last stage."""
+        return self.layers[-1].width
+
+    @cached_property
+    def neurons(self) -> tuple[tuple[int, int], ...]:
+        """``(stage, unit)`` of every neuron, in pattern order."""
+        return tuple((s, u) for s, stage in enumerate(self.layers) for u in stage.neurons)
+
+    @property
+    def num_neurons(self) -> int:
+        """The number of neurons."""
+        return len(self.neurons)
+
+    @cached_property
+    def piece_counts(self) -> tuple[int, ...]:
+        """The number of pieces of every neuron, in pattern order."""
+        counts = []
+        for s, u in self.neurons:
+            stage = self.layers[s]
+            e = len(stage.activations)
+            counts.append(stage.activations[u].num_pieces if u < e else len(stage.groups[u - e]))
+        return tuple(counts)
+
+    # --- evaluation ---------------------------------------------------------------------------------------
+
+    def _run(self, x: Any, fixed: Sequence[int] | None = None) -> tuple[list[Fraction], list[list[Fraction]],
+                                                                        tuple[int, ...]]:
+        value = list(rational_vector(x, what="x", length=self.input_dim))
+        pattern: list[int] = []
+        preactivations = []
+        for stage in self.layers:
+            z = [sum((w * v for w, v in zip(row, value) if w), b) for row, b in zip(stage.weight, stage.bias)]
+            preactivations.append(z)
+            out = []
+            for activation, t in zip(stage.activations, z):
+                k = bisect.bisect_left(activation.breakpoints, t)
+                if not activation.is_linear:
+                    if fixed is not None:
+                        k = fixed[len(pattern)]
+                    pattern.append(k)
+                slope, intercept = activation.piece_map(k)
+                out.append(slope * t + intercept)
+            for group in stage.groups:
+                values = [z[i] for i in group]
+                k = values.index(max(values)) if fixed is None else fixed[len(pattern)]
+                pattern.append(k)
+                out.append(values[k])
+            value = out
+        return value, preactivations, tuple(pattern)
+
+    def __call__(self, x: Any) -> Vector:
+        """The exact output at ``x`` (``input_dim`` numbers)."""
+        return tuple(self._run(x)[0])
+
+    def preactivations(self, x: Any) -> tuple[Vector, ...]:
+        """The exact pre-activations of every stage at ``x``."""
+        return tuple(tuple(z) for z in self._run(x)[1])
+
+    def pattern(self, x: Any) -> tuple[int, ...]:
+        """The piece of every neuron at ``x``; on a breakpoint the left piece, on a tie the first argmax."""
+        return self._run(x)[2]
+
+    def _check_pattern(self, pattern: Any) -> tuple[int, ...]:
+        if isinstance(pattern, (str, bytes, dict)) or not hasattr(pattern, "__iter__"):
+            raise InvalidInputError(f"pattern: expected a sequence of {self.num_neurons} piece indices, got "
+                                    f"{_describe(pattern)}")
+        pattern = tuple(pattern)
+        if len(pattern) != self.num_neurons:
+            raise InvalidInputError(f"pattern: expected {self.num_neurons} piece indices (one per neuron), "
+                                    f"got {len(pattern)}")
+        for i, (k, count) in enumerate(zip(pattern, self.piece_counts)):
+            if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or not 0 <= k < count:
+                raise InvalidInputError(f"pattern[{i}]: expected a piece index in 0..{count - 1}, got {k!r}")
+        return tuple(int(k) for k in pattern)
+
+    def forward_with_pattern(self, x: Any, pattern: Sequence[int]) -> Vector:
+        """The output at ``x`` with every neuron held on the piece ``pattern`` gives it."""
+        return tuple(self._run(x, self._check_pattern(pattern))[0])
+
+    def pattern_toward(self, x: Sequence[Fraction], direction: Sequence[Fraction]) -> tuple[int, ...]:
+        """The pattern at ``x + eps * direction`` for every small enough ``eps > 0``, exactly (values and their
+        derivatives along ``direction`` compared lexicographically)."""
+        zero = Fraction(0)
+        values = [(Fraction(v), Fraction(d)) for v, d in zip(x, direction)]
+        pattern: list[int] = []
+        for stage in self.layers:
+            z = [(sum((w * a for w, (a, _) in zip(row, values) if w), zero) + b,
+                  sum((w * s for w, (_, s) in zip(row, values) if w), zero)) for row, b in zip(stage.weight,
+                                                                                            stage.bias)]
+            out = []
+            for activation, (v, s) in zip(stage.activations, z):
+                k = sum(1 for xi in activation.breakpoints if (v, s) > (xi, zero))
+                slope, intercept = activation.piece_map(k)
+                out.append((slope * v + intercept, slope * s))
+                if not activation.is_linear:
+                    pattern.append(k)
+            for group in stage.groups:
+                pairs = [z[i] for i in group]
+                k = pairs.index(max(pairs))
+                pattern.append(k)
+                out.append(pairs[k])
+            values = out
+        return tuple(pattern)
+
+    def selection(self, stage: Stage, pieces: Sequence[int]) -> tuple[fmpq_mat, fmpq_mat]:
+        """``(S, s)``: the stage's output is ``S z + s`` for pre-activations ``z`` with its neurons on ``pieces``."""
+        e = len(stage.activations)
+        S = fmpq_mat(stage.width, len(stage.weight))
+        shift = fmpq_mat(stage.width, 1)
+        position = 0
+        for i, activation in enumerate(stage.activations):
+            k = 0
+            if not activation.is_linear:
+                k = pieces[position]
+                position += 1
+            slope, intercept = activation.piece_map(k)
+            S[i, i] = _fq(slope)
+            shift[i, 0] = _fq(intercept)
+        for j, group in enumerate(stage.groups):
+            S[e + j, group[pieces[position]]] = 1
+            position += 1
+        return S, shift
+
+    def affine_map(self, pattern: Sequence[int]) -> tuple[Matrix, Vector]:
+        """``(M, c)`` such that the output is ``M x + c`` wherever the pattern is ``pattern``.
+
+        Examples
+        --------
+        >>> from polyregions.networks.graph import GraphNetwork, Node
+        >>> from polyregions.networks.operations import Dense, Maxout
+        >>> net = GraphNetwork((1,), (Node("d", Dense([[1], [-1]], [0, 0]), ("input",)),
+        ...                           Node("m", Maxout(2), ("d",))), "m").staged
+        >>> net.affine_map((1,))
+        (((Fraction(-1, 1),),), (Fraction(0, 1),))
+        """
+        pattern = self._check_pattern(pattern)
+        n = self.input_dim
+        M = fmpq_mat(n, n, [fmpq(int(i == j)) for i in range(n) for j in range(n)])
+        c = fmpq_mat(n, 1)
+        position = 0
+        for stage in self.layers:
+            W, b = stage._flint
+            count = len(stage.neurons)
+            S, shift = self.selection(stage, pattern[position:position + count])
+            position += count
+            M, c = S * (W * M), S * (W * c + b) + shift
+        return (tuple(tuple(_fraction(v) for v in M.table()[i]) for i in range(M.nrows())),
+                tuple(_fraction(v) for v in c.entries()))
+
+    def region_rows(self, pattern: Sequence[int]) -> list[tuple[int, Vector, Fraction, int]]:
+        """The closed activation region of ``pattern`` as rows ``a . x <= beta``, each with the neuron it comes
+        from and the piece that neuron takes across the row's hyperplane: two per element-wise piece between two
+        breakpoints (one on an unbounded piece), ``k - 1`` per max unit over ``k`` values (``z_j <= z_argmax``).
+        Rows with ``a = 0`` are kept (a constant condition).
+
+        Examples
+        --------
+        >>> from polyregions.networks.graph import GraphNetwork, Node
+        >>> from polyregions.networks.operations import Dense, Maxout
+        >>> net = GraphNetwork((1,), (Node("d", Dense([[1], [-1]], [0, 0]), ("input",)),
+        ...                           Node("m", Maxout(2), ("d",))), "m").staged
+        >>> net.region_rows((1,))  # -x is the larger: x <= 0; across it, piece 0
+        [(0, (Fraction(2, 1),), Fraction(0, 1), 0)]
+        """
+        pattern = self._check_pattern(pattern)
+        n = self.input_dim
+        M = fmpq_mat(n, n, [fmpq(int(i == j)) for i in range(n) for j in range(n)])
+        c = fmpq_mat(n, 1)
+        rows: list[tuple[int, Vector, Fraction, int]] = []
+        position = 0
+        for stage in self.layers:
+            W, b = stage._flint
+            Z, z = W * M, W * c + b
+            table = [[_fraction(v) for v in row] for row in Z.table()]
+            values = [_fraction(v) for v in z.entries()]
+            for i, activation in enumerate(stage.activations):
+                if activation.is_linear:
+                    continue
+                k, points = pattern[position], activation.breakpoints
+                if k < len(points):
+                    rows.append((position, tuple(table[i]), points[k] - values[i], k + 1))
+                if k > 0:
+                    rows.append((position, tuple(-v for v in table[i]), values[i] - points[k - 1], k - 1))
+                position += 1
+            for group in stage.groups:
+                win = group[pattern[position]]
+                for place, j in enumerate(group):
+                    if j != win:
+                        rows.append((position, tuple(x - y for x, y in zip(table[j], table[win])),
+                                     values[win] - values[j], place))
+                position += 1
+            count = len(stage.neurons)
+            S, shift = self.selection(stage, pattern[position - count:position])
+            M, c = S * Z, S * z + shift
+        return rows
+
+    # --- transformations ----------------------------------------------------------------------------------
+
+    def restrict(self, origin: Any, directions: Any) -> StagedNetwork:
+        """The network ``t -> N(origin + sum_i t_i directions[i])``, folded into the first stage; the neurons
+        and their order are unchanged."""
+        n = self.input_dim
+        origin = rational_vector(origin, what="origin", length=n)
+        directions = rational_matrix(directions, what="directions", shape=(None, n))
+        k = len(directions)
+        if k == 0:
+            raise InvalidInputError("directions: expected at least one direction, got none")
+        if k == n and not any(origin) and all(directions[i][j] == (i == j) for i in range(n) for j in range(n)):
+            return self
+        first = self.layers[0]
+        W, b = first._flint
+        D = fmpq_mat(k, n, [_fq(v) for row in directions for v in row])
+        weight = (W * D.transpose()).table()
+        bias = (W * fmpq_mat(n, 1, [_fq(v) for v in origin]) + b).entries()
+        new_first = Stage(tuple(tuple(_fraction(v) for v in row) for row in weight),
+                          tuple(_fraction(v) for v in bias), first.activations, first.groups)
+        return StagedNetwork(k, (new_first,) + self.layers[1:])
+
+    def tight_neurons(self, points: Sequence[Sequence[Any]]) -> list[frozenset[int]]:
+        """For every point, the neurons (indices in :attr:`neurons` order) on a boundary there: an element-wise
+        unit whose pre-activation is at a breakpoint, a max unit whose largest value is attained twice."""
+        result = []
+        for x in points:
+            _, preactivations, _ = self._run(x)
+            found, index = set(), 0
+            for stage, z in zip(self.layers, preactivations):
+                for i, activation in enumerate(stage.activations):
+                    if not activation.is_linear:
+                        if z[i] in activation.breakpoints:
+                            found.add(index)
+                        index += 1
+                for group in stage.groups:
+                    values = [z[j] for j in group]
+                    if values.count(max(values)) > 1:
+                        found.add(index)
+                    index += 1
+            result.append(frozenset(found))
+        return result
+
+    def float_patterns(self, x: np.ndarray) -> np.ndarray:
+        """Float guesses of the patterns at the rows of ``x`` (never decisive: callers prove them exactly)."""
+        columns = []
+        for stage, (W, b, breakpoints, slopes, intercepts, linear_units) in zip(self.layers, self._floats):
+            z = x @ W.T + b
+            e = len(stage.activations)
+            out = np.empty((len(x), stage.width))
+            for i in range(e):
+                k = np.searchsorted(breakpoints[i], z[:, i], side="left")
+                out[:, i] = slopes[i][k] * z[:, i] + intercepts[i][k]
+                if not linear_units[i]:
+                    columns.append(k)
+            for j, group in enumerate(stage.groups):
+                values = z[:, list(group)]
+                k = np.argmax(values, axis=1)
+                columns.append(k)
+                out[:, e + j] = values[np.arange(len(x)), k]
+            x = out
+        return np.stack(columns, axis=1) if columns else np.zeros((len(x), 0), dtype=int)
+
+    @cached_property
+    def _floats(self) -> list[tuple[Any, ...]]:
+        result = []
+        for stage in self.layers:
+            pieces = [[a.piece_map(k) for k in range(a.num_pieces)] for a in stage.activations]
+            result.append((np.array([[float(v) for v in row] for row in stage.weight]),
+                           np.array([float(v) for v in stage.bias]),
+                           [np.array([float(v) for v in a.breakpoints]) for a in stage.activations],
+                           [np.array([float(m) for m, _ in p]) for p in pieces],
+                           [np.array([float(q) for _, q in p]) for p in pieces],
+                           [a.is_linear for a in stage.activations]))
+        return result
+
+
+def stages_to_json(network: StagedNetwork) -> dict[str, Any]:
+    """The ``polyregions.stages/1`` document of a staged network, as exports carry it: per stage its weight and
+    bias (exact strings), its distinct ``activations`` (network-file form), ``units`` (per element-wise unit, the
+    index of its activation) and ``groups`` (per max unit, the pre-activations it is the maximum of).
+
+    Examples
+    --------
+    >>> from polyregions.networks.graph import GraphNetwork, Node
+    >>> from polyregions.networks.operations import Maxout
+    >>> doc = stages_to_json(GraphNetwork((2,), (Node("m", Maxout(2), ("input",)),), "m").staged)
+    >>> doc["stages"][0]["groups"], doc["stages"][0]["units"]
+    ([[0, 1]], [])
+    """
+    from polyregions.exact.rationals import format_rational
+
+    stages = []
+    for stage in network.layers:
+        distinct: list[Activation] = []
+        for activation in stage.activations:
+            if activation not in distinct:
+                distinct.append(activation)
+        stages.append({"weight": [[format_rational(v) for v in row] for row in stage.weight],
+                       "bias": [format_rational(v) for v in stage.bias],
+                       "activations": [a.to_json() for a in distinct],
+                       "units": [distinct.index(a) for a in stage.activations],
+                       "groups": [list(group) for group in stage.groups]})
+    return {"format": STAGES_FORMAT, "input_dim": network.input_dim, "stages": stages}
+
+
+# --- compiling a graph ---------------------------------------------------------------------------------------
+
+Expression = tuple[list[dict[int, Fraction]], list[Fraction]]  # rows (variable -> coefficient) and constants
+
+
+def _is_affine(op: Any) -> bool:
+    if isinstance(op, ops.Activation):
+        return op.activation.is_linear and op.activation.slopes == (1,) and not op.activation.offset
+    if isinstance(op, ops.PReLU):
+        return all(s == 1 for s in op.slopes)
+    return hasattr(op, "affine")
+
+
+def _apply(plan: ops.SparseAffine, inputs: list[Expression]) -> Expression:
+    rows, constants = [], []
+    for terms, constant in zip(plan.terms, plan.constants):
+        row: dict[int, Fraction] = {}
+        value = constant
+        for k, j, w in terms:
+            source_rows, source_constants = inputs[k]
+            for var, coef in source_rows[j].items():
+                row[var] = row.get(var, 0) + w * coef
+            value += w * source_constants[j]
+        rows.append({var: coef for var, coef in row.items() if coef})
+        constants.append(value)
+    return rows, constants
+
+
+def _identity(first: int, count: int) -> Expression:
+    return [{first + i: Fraction(1)} for i in range(count)], [Fraction(0)] * count
+
+
+def _stage(rows: list[dict[int, Fraction]], constants: list[Fraction], width: int,
+           activations: list[Activation], groups: list[tuple[int, ...]]) -> Stage:
+    zero = Fraction(0)
+    weight = tuple(tuple(row.get(i, zero) for i in range(width)) for row in rows)
+    return Stage(weight, tuple(constants), tuple(activations), tuple(groups))
+
+
+def compile_graph(network: "GraphNetwork") -> StagedNetwork:
+    """The stages of a graph network (see the module documentation); the same function, exactly.
+
+    A node's *level* is the number of piecewise-linear operations on its longest path from the input; the
+    piecewise-linear nodes of level ``s`` make stage ``s``'s units, and tensors of a lower level that a later
+    affine node (or the output) reads are carried through identity units.
+    """
+    shapes = network.shapes
+    level: dict[str, int] = {"input": 0}
+    for node in network.nodes:
+        level[node.name] = max(level[name] for name in node.inputs) + (0 if _is_affine(node.op) else 1)
+    last = level[network.output]
+    needed_until: dict[str, int] = {network.output: last}  # the last state a tensor must be available in
+    for node in network.nodes:
+        if _is_affine(node.op):
+            for name in node.inputs:
+                needed_until[name] = max(needed_until.get(name, 0), level[node.name])
+    state_width = network.input_dim
+    expressions: dict[str, Expression] = {"input": _identity(0, state_width)}
+    stages = []
+    for s in range(last + 1):
+        for node in network.nodes:  # affine nodes of this level, in topological order
+            if level[node.name] == s and _is_affine(node.op):
+                plan = node.op.affine([shapes[name] for name in node.inputs]) if hasattr(node.op, "affine") \
+                    else ops.Flatten().affine([shapes[node.inputs[0]]])
+                expressions[node.name] = _apply(plan, [expressions[name] for name in node.inputs])
+        if s == last:
+            out_rows, out_constants = expressions[network.output]
+            stages.append(_stage(out_rows, out_constants, state_width, [linear()] * len(out_rows), []))
+            break
+        rows: list[dict[int, Fraction]] = []
+        constants: list[Fraction] = []
+        activations: list[Activation] = []
+        outputs: list[tuple[str, int]] = []  # next-state tensors in order, with their sizes (element-wise part)
+        max_nodes = []
+        for node in network.nodes:
+            if level[node.name] == s + 1 and not _is_affine(node.op):
+                source_rows, source_constants = expressions[node.inputs[0]]
+                if hasattr(node.op, "elementwise"):
+                    rows.extend(source_rows)
+                    constants.extend(source_constants)
+                    activations.extend(node.op.elementwise(shapes[node.inputs[0]]))
+                    outputs.append((node.name, len(source_rows)))
+                else:
+                    max_nodes.append(node)
+        for name, expression in expressions.items():
+            if level[name] <= s and needed_until.get(name, -1) > s:
+                rows.extend(expression[0])
+                constants.extend(expression[1])
+                activations.extend([linear()] * len(expression[0]))
+                outputs.append((name, len(expression[0])))
+        # Max units: a window of one value is an identity unit; the others read shared pre-activations.
+        groups: list[tuple[int, ...]] = []
+        max_outputs: list[tuple[str, list[tuple[str, int]]]] = []
+        pending_rows: list[dict[int, Fraction]] = []
+        pending_constants: list[Fraction] = []
+        for node in max_nodes:
+            source_rows, source_constants = expressions[node.inputs[0]]
+            placement = []
+            for group in cast(Any, node.op).max_groups(shapes[node.inputs[0]]):
+                if len(group) == 1:
+                    rows.append(source_rows[group[0]])
+                    constants.append(source_constants[group[0]])
+                    activations.append(linear())
+                    placement.append(("unit", len(activations) - 1))
+                else:
+                    placement.append(("group", len(groups)))
+                    groups.append(tuple(len(pending_rows) + i for i in group))
+            pending_rows.extend(source_rows)
+            pending_constants.extend(source_constants)
+            max_outputs.append((node.name, placement))
+        e = len(rows)
+        groups = [tuple(e + i for i in group) for group in groups]
+        rows.extend(pending_rows)
+        constants.extend(pending_constants)
+        stages.append(_stage(rows, constants, state_width, activations, groups))
+        expressions = {}
+        position = 0
+        for name, size in outputs:
+            expressions[name] = _identity(position, size)
+            position += size
+        for name, placement in max_outputs:
+            expressions[name] = ([{i if where == "unit" else len(activations) + i: Fraction(1)}
+                                  for where, i in placement], [Fraction(0)] * len(placement))
+        state_width = len(activations) + len(groups)
+    return StagedNetwork(network.input_dim, tuple(stages))
