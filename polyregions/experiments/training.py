@@ -9,6 +9,8 @@ rational values, so every count is the exact count of the network the float comp
 * Counting: :func:`count_regions` on a domain, :func:`regions_along_segments` on segments through the data
   (:func:`sample_segments`), and :func:`region_history`, which trains and counts and returns a
   :class:`RegionHistory` of :class:`Record`.
+* Keeping checkpoints: :func:`train_with_checkpoints` trains and keeps the exact network every ``k`` optimiser
+  steps (and can write each as a network file), for :func:`polyregions.experiments.checkpoints.checkpoint_history`.
 
 Examples
 --------
@@ -26,6 +28,7 @@ True
 from __future__ import annotations
 
 import math
+import os
 import typing
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Sequence
@@ -44,7 +47,7 @@ if TYPE_CHECKING:
     from polyregions.regions.enumeration import Engine
 
 __all__ = ["count_regions", "sample_segments", "regions_along_segments", "Record", "RegionHistory", "Quantity",
-           "QUANTITIES", "region_history"]
+           "QUANTITIES", "region_history", "train_with_checkpoints"]
 
 
 def count_regions(network: "Network", domain: "Domain", *, engine: Engine = "auto") -> dict[str, Any]:
@@ -301,3 +304,47 @@ def region_history(data: Dataset, hidden: Sequence[int], *, epochs: float, check
     train(model, data, epochs=epochs, lr=lr, batch_size=batch_size, seed=seed, checkpoints=checkpoints,
           callback=count)
     return RegionHistory(str(hidden), tuple(widths), tuple(records))
+
+
+def train_with_checkpoints(data: Dataset, hidden: Sequence[int], *, epochs: float, every: int, seed: Any = 0,
+                           init: Initializer = "pytorch", lr: float = 1e-3, batch_size: int = 32,
+                           directory: str | os.PathLike | None = None, dtype: Any = np.float32) -> list[Snapshot]:
+    """Train a ReLU network as :func:`region_history` does and keep a checkpoint every ``every`` optimiser steps.
+
+    The checkpoints are at steps ``0, every, 2 every, ...`` and at the last step; each :class:`Snapshot` holds
+    its ``step``, its (fractional) ``epoch`` and the exact network. With ``directory`` (an existing folder) each
+    network is also written there as ``step_000000.json`` (:func:`~polyregions.networks.io.save_network`,
+    atomically), ready for ``polyregions checkpoints``.
+
+    Examples
+    --------
+    >>> from polyregions.experiments.datasets import moons
+    >>> snapshots = train_with_checkpoints(moons(64, seed=0), [4], epochs=1, every=1, batch_size=16)
+    >>> [s.step for s in snapshots]
+    [0, 1, 2, 3, 4]
+    """
+    every = _count(every, "every", 1)
+    hidden = list(hidden)
+    if not hidden:
+        raise InvalidInputError("hidden: expected at least one hidden width, got none")
+    if directory is not None and not os.path.isdir(directory):
+        raise InvalidInputError(f"directory: expected an existing folder for the checkpoints, got {directory!r}")
+    batch_size = _count(batch_size, "batch_size", 1)
+    steps_per_epoch = math.ceil(len(data) / batch_size)
+    if isinstance(epochs, bool) or not isinstance(epochs, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(epochs) or epochs < 0:
+        raise InvalidInputError(f"epochs: expected a non-negative number, got {epochs!r}")
+    total = round(epochs * steps_per_epoch)
+    steps = sorted(set(range(0, total + 1, every)) | {total})
+    # train() takes checkpoints as epochs and rounds them back to steps: step / steps_per_epoch returns to step.
+    checkpoints = [min(step / steps_per_epoch, epochs) for step in steps]
+    model = MLP.initialize([data.dim] + hidden + [data.num_classes], seed=seed, init=init, dtype=dtype)
+
+    def keep(snapshot: Snapshot) -> None:
+        if directory is not None:
+            from polyregions.networks.io import save_network
+
+            save_network(snapshot.network, os.path.join(directory, f"step_{snapshot.step:06d}.json"))
+
+    return train(model, data, epochs=epochs, lr=lr, batch_size=batch_size, seed=seed, checkpoints=checkpoints,
+                 callback=keep)

@@ -14,6 +14,7 @@ exact helpers (polygons, intervals, layouts) work without it.
 :func:`plot_poset`                        the intersection poset as a Hasse diagram
 :func:`plot_region_counts`                region counts during training, one curve per run
 :func:`plot_snapshots`                    regions and decision regions at several epochs
+:func:`plot_checkpoint_history`           counts, boundary, local complexity and matching through checkpoints
 ========================================  ================================================================
 
 Examples
@@ -35,6 +36,7 @@ from polyregions.plotting.arrangements import (
                            plot_arrangement,
                            plot_poset,
 )
+from polyregions.plotting.checkpoints import checkpoint_positions, plot_checkpoint_history
 from polyregions.plotting.colors import class_colors, distinct_colors
 from polyregions.plotting.dynamics import plot_region_counts, plot_snapshots
 from polyregions.plotting.graph import Graph1D, graph_1d, plot_graph, region_intervals
@@ -51,6 +53,8 @@ __all__ = [
     "plot_poset",
     "plot_region_counts",
     "plot_snapshots",
+    "plot_checkpoint_history",
+    "checkpoint_positions",
     "save_figure",
     "SAVE_FORMATS",
     "COLORINGS",
