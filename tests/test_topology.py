@@ -388,3 +388,33 @@ def test_bad_field_and_unbounded_domain_in_python():
 def test_the_front_files_export_it():
     assert pr.decision_topology is decision_topology
     assert pr.measures.DecisionTopology is pr.DecisionTopology and pr.measures.SetTopology is pr.SetTopology
+
+
+# --- the shortcut in the plane: components and Euler characteristic ------------------------------------------------
+
+def _both_ways(net, domain, field):
+    """The Betti numbers from components and Euler characteristic, and from the chain complex."""
+    from polyregions.measures._decision_signs import augmented_network
+    from polyregions.measures.faces import face_complex
+    from polyregions.measures.topology import _topology
+
+    complex_ = pr.enumerate_regions(augmented_network(net), domain)
+    fc = face_complex(complex_, neurons=False)
+    return [_betti(_topology(net, complex_, fc, field, general=general)) for general in (False, True)]
+
+
+@pytest.mark.parametrize("field", ["GF(2)", "Q"])
+def test_plane_shortcut_matches_the_chain_complex_on_known_shapes(field):
+    # a disc and an annulus (diamond), two components (two strips), k holes (bumps)
+    strips = pr.Network.from_layers(2, [([[1, 0], [-1, 0]], [0, 0], "relu"), ([[1, 1]], [-1], "linear")])
+    cases = [(diamond(), pr.box([-2, -2], [2, 2])), (strips, pr.box([-2, -2], [2, 2])),
+             (bumps(3, holes=True), pr.box([-2, -2], [6, 2])), (diamond(1), pr.box([-2], [2]))]
+    for net, domain in cases:
+        fast, general = _both_ways(net, domain, field)
+        assert fast == general
+
+
+@given(st.one_of(small_networks(), bump_networks()))
+def test_plane_shortcut_matches_the_chain_complex_on_random_networks(net):
+    fast, general = _both_ways(net, SQUARE, "GF(2)")
+    assert fast == general

@@ -50,6 +50,11 @@ this is ``chi(D) - chi(D \\ S)``.) Every result is checked: ``chi`` equals the a
 numbers, ``b_d = 0``, and ``b_0`` equals the number of components found below; a failure raises
 :class:`~polyregions.errors.CertificateError`.
 
+*Lines and planes.* For ``d <= 2`` no chain complex is built: a set of either kind has ``b_d = 0`` and no
+torsion (an open one is homotopy equivalent to an open subset of ``R^d``, a closed one is a compact polyhedron of
+``R^d``), so ``b_0`` is its number of components and ``b_1 = b_0 - chi`` (its holes) in the plane. The checks are
+then ``b_1 >= 0`` and, on a line, ``b_0 = chi``; the tests compare this with the chain complex.
+
 *Components.* In a union of relatively open faces that is closed under faces or under cofaces, two faces one a
 facet of the other lie in one component, and the classes of that relation are the components (each class is
 closed in the set: the closure of a face meets the set only in its faces in the set). Each component comes
@@ -82,6 +87,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from polyregions._arguments import expect_domain, expect_network
 from polyregions.errors import CertificateError, InvalidInputError
 from polyregions.exact.linalg import Vector
 from polyregions.measures._homology import FIELDS, Field, collector_paused, homology
@@ -203,7 +209,7 @@ class DecisionTopology:
 
 
 def decision_topology(network: "Network", domain: "Domain", *, field: Field = "GF(2)",
-                      engine: "Engine" = "auto") -> DecisionTopology:
+                      engine: "Engine" = "auto", progress: bool = False) -> DecisionTopology:
     """Betti numbers, Euler characteristics and components of the decision regions of ``network`` in ``domain``.
 
     Parameters
@@ -217,6 +223,8 @@ def decision_topology(network: "Network", domain: "Domain", *, field: Field = "G
         The coefficients of the homology.
     engine : {"auto", "mesh", "lp"}, keyword-only
         The refinement engine (:func:`~polyregions.regions.enumeration.enumerate_regions`).
+    progress : bool, keyword-only
+        Show progress bars on a terminal (the enumeration, then the faces and the homology).
 
     Returns
     -------
@@ -243,16 +251,25 @@ def decision_topology(network: "Network", domain: "Domain", *, field: Field = "G
     from polyregions.measures.faces import face_complex
     from polyregions.regions.enumeration import enumerate_regions
 
+    expect_domain(domain, input_dim=expect_network(network).input_dim)
     if field not in FIELDS:
         raise InvalidInputError(f"field: expected one of {', '.join(FIELDS)}, got {field!r}")
     if not domain.is_bounded():
         raise InvalidInputError(f"decision_topology: expected a bounded domain, got an unbounded {domain.kind}")
-    complex_ = enumerate_regions(augmented_network(network), domain, engine=engine)
-    with collector_paused():
-        return _topology(network, complex_, face_complex(complex_, neurons=False), field)
+    from polyregions._progress import progress_bar
+
+    complex_ = enumerate_regions(augmented_network(expect_network(network)), domain, engine=engine,
+                                 progress=progress)
+    with collector_paused(), progress_bar(total=2, desc="faces, homology", enabled=progress) as bar:
+        faces = face_complex(complex_, neurons=False)
+        bar.update(1)
+        result = _topology(expect_network(network), complex_, faces, field)
+        bar.update(1)
+        return result
 
 
-def _topology(network: "Network", complex_: "RegionComplex", fc: FaceComplex, field: Field) -> DecisionTopology:
+def _topology(network: "Network", complex_: "RegionComplex", fc: FaceComplex, field: Field, *,
+              general: bool = False) -> DecisionTopology:
     from polyregions.measures._decision_signs import decision_pairs, face_signs
 
     signs = face_signs(fc, first=network.num_neurons)
@@ -274,45 +291,53 @@ def _topology(network: "Network", complex_: "RegionComplex", fc: FaceComplex, fi
             classes.append(inside)
         masks = [(f"class_{c}", False, m) for c, m in enumerate(classes)]
         masks.append(("boundary", True, ~np.logical_or.reduce(classes)))
-    context = _Context(fc, field)
+    context = _Context(fc, field, general=general)
     sets = tuple(context.topology(name, closed, mask) for name, closed, mask in masks)
     return DecisionTopology(fc, sets, field, bool(complex_.exact))
 
 
 class _Context:
-    """What every set's computation shares: the faces' dimensions, facets, interior flags and cover pairs."""
+    """What every set's computation shares: the faces' dimensions, facets, interior flags and cover pairs.
 
-    def __init__(self, fc: FaceComplex, field: Field):
+    In dimension ``d <= 2`` the Betti numbers follow from the components and the Euler characteristic (see
+    :func:`_plane_betti`); ``general=True`` computes them from the chain complex in every dimension instead (the
+    tests compare the two)."""
+
+    def __init__(self, fc: FaceComplex, field: Field, *, general: bool = False):
         self.fc, self.field = fc, field
         self.d = fc.dim
-        self.dims = [f.dim for f in fc.faces]
-        self.facets = [fc.facets_of(i) for i in range(len(fc.faces))]
-        self.dim_array = np.array(self.dims, dtype=np.int64)
+        self.from_chains = general or self.d >= 3
+        self.dim_array = np.fromiter((f.dim for f in fc.faces), dtype=np.int64, count=len(fc.faces))
         self.parity = np.where(self.dim_array % 2 == 0, 1, -1)
-        self.interior = np.array([f.interior for f in fc.faces], dtype=bool)
+        self.interior = np.fromiter((f.interior for f in fc.faces), dtype=bool, count=len(fc.faces))
         self.covers = np.array(fc.covers, dtype=np.int64).reshape(-1, 2)
         self.sign = None
-        if field == "Q":
-            from polyregions.measures._incidence import IncidenceSigns
-            self.sign = IncidenceSigns(fc)
+        if self.from_chains:
+            self.dims = self.dim_array.tolist()
+            self.facets = [fc.facets_of(i) for i in range(len(fc.faces))]
+            if field == "Q":
+                from polyregions.measures._incidence import IncidenceSigns
+                self.sign = IncidenceSigns(fc)
 
     def topology(self, name: str, closed: bool, mask: np.ndarray) -> SetTopology:
         d = self.d
         if closed:
-            h = homology(np.flatnonzero(mask).tolist(), self.dims, self.facets, top=d, field=self.field,
-                         sign=self.sign)
-            betti, top = h[:d], h[d]
             chi = int(self.parity[mask].sum())
         else:
-            h = homology(np.flatnonzero(mask & self.interior).tolist(), self.dims, self.facets, top=d,
-                         field=self.field, sign=self.sign)
-            betti, top = h[::-1][:d], h[0]
             rest = ~mask
             chi = 1 - (-1) ** d * int(self.parity[rest].sum() - self.parity[rest & ~self.interior].sum())
         witnesses = self._witnesses(mask)
         kind = "closed" if closed else "open"
-        if top != 0:
-            raise CertificateError(f"topology of {name}: expected b_{d} = 0 for a part of R^{d}, got {top}")
+        if self.from_chains:
+            betti, top = self._chain_betti(closed, mask)
+            if top != 0:
+                raise CertificateError(f"topology of {name}: expected b_{d} = 0 for a part of R^{d}, got {top}")
+        else:
+            betti = _plane_betti(d, len(witnesses), chi)
+            if any(b < 0 for b in betti):
+                raise CertificateError(f"topology of {name} ({kind}): expected {len(witnesses)} components and "
+                                       f"the Euler characteristic {chi} of a part of R^{d}, got Betti numbers "
+                                       f"{betti}")
         alternating = sum((-1) ** k * b for k, b in enumerate(betti))
         if alternating != chi:
             raise CertificateError(f"topology of {name} ({kind}): expected the alternating sum of the Betti numbers "
@@ -322,6 +347,14 @@ class _Context:
             raise CertificateError(f"topology of {name} ({kind}): expected b_0 = {betti[0]} components, found "
                                    f"{len(witnesses)}")
         return SetTopology(name, closed, tuple(betti), chi, witnesses, tuple(np.flatnonzero(mask).tolist()))
+
+    def _chain_betti(self, closed: bool, mask: np.ndarray) -> tuple[list[int], int]:
+        """``b_0..b_{d-1}`` and ``b_d`` from the cellular chain complex (module notes)."""
+        d = self.d
+        cells = mask if closed else mask & self.interior
+        h = homology(np.flatnonzero(cells).tolist(), self.dims, self.facets, top=d, field=self.field,
+                     sign=self.sign)
+        return (list(h[:d]), h[d]) if closed else (list(h[::-1][:d]), h[0])
 
     def _witnesses(self, mask: np.ndarray) -> tuple[Vector, ...]:
         """A point of every connected component of the set of faces ``mask``."""
@@ -343,3 +376,14 @@ class _Context:
             best.setdefault(int(labels[i]), int(cells[i]))
         fc = self.fc
         return tuple(fc.to_input(fc.point(face)) for face in sorted(best.values()))
+
+
+def _plane_betti(d: int, components: int, chi: int) -> list[int]:
+    """The Betti numbers of a part of ``R^d``, ``d <= 2``, from its components and Euler characteristic.
+
+    Such a set (a union of relatively open faces, open or closed in the domain) has no homology in degree ``d``
+    and none with torsion, over either field: a closed one is a compact polyhedron of the plane, an open one is
+    homotopy equivalent to an open subset of ``R^d`` (module notes). So ``b_0`` is the number of components and
+    in the plane ``b_1 = b_0 - chi`` (its holes); on a line ``b_0 = chi``, which is checked by the caller.
+    """
+    return [components] if d == 1 else [components, components - chi] if d == 2 else []
