@@ -13,6 +13,7 @@ Examples
 
 from polyregions.arrangements.arrangement import Arrangement, canonical_hyperplanes
 from polyregions.arrangements.counting import RegionCount, characteristic_polynomial, count_regions
+from polyregions.arrangements.face_counts import face_vector, restriction_regions
 from polyregions.arrangements.freeness import FreenessReport, decide_freeness
 from polyregions.arrangements.io import arrangement_from_json, arrangement_to_json, read_arrangement, write_arrangement
 from polyregions.arrangements.library import (
@@ -32,6 +33,8 @@ from polyregions.arrangements.library import (
                       shi,
                       threshold,
 )
+from polyregions.arrangements.listing import ListedRegion, iter_regions, read_regions, write_regions
+from polyregions.arrangements.orlik_solomon import hilbert_series, nbc_sets
 from polyregions.arrangements.poset import Flat, IntersectionPoset, intersection_poset
 from polyregions.arrangements.regions import ArrangementFace, ArrangementRegion, sign_string
 from polyregions.arrangements.roots import coxeter_number, exponents, positive_roots, weyl_group_order
@@ -52,6 +55,14 @@ __all__ = [
     "RegionCount",
     "count_regions",
     "characteristic_polynomial",
+    "face_vector",
+    "restriction_regions",
+    "ListedRegion",
+    "iter_regions",
+    "write_regions",
+    "read_regions",
+    "hilbert_series",
+    "nbc_sets",
     "FreenessReport",
     "decide_freeness",
     "varchenko_matrix",

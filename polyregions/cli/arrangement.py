@@ -1,10 +1,14 @@
-"""``polyregions arrangement (FILE | --name NAME) [--count [--method M]] [--json]``: exact invariants of a hyperplane
-arrangement; with ``--count``, counted from the characteristic polynomial without listing a region."""
+"""``polyregions arrangement (FILE | --name NAME) [--count [--method M]] [--faces] [--list OUT] [--json]``: exact
+invariants of a hyperplane arrangement; with ``--count``, counted from the characteristic polynomial without
+listing a region; with ``--faces``, the face vector counted flat by flat without listing a face; with
+``--list OUT``, every region streamed to a file (``polyregions.arrangement-regions/1``)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+
+from polyregions.cli._options import add_json_option, add_progress_options, wants_progress
 
 __all__ = ["add_parser", "run"]
 
@@ -12,29 +16,43 @@ __all__ = ["add_parser", "run"]
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "arrangement", help="count the regions and faces of a hyperplane arrangement exactly",
-        description="Exact invariants of a hyperplane arrangement. Regions and faces are enumerated; the "
-                    "characteristic polynomial comes from the intersection poset, and Zaslavsky's theorem ties the "
-                    "two together.")
-    parser.add_argument("file", metavar="FILE", nargs="?", help="a polyregions.arrangement/1 JSON file")
+        description="Exact invariants of a hyperplane arrangement, read from FILE or built in (--name). Regions "
+                    "and faces are enumerated; the characteristic polynomial comes from the intersection poset, "
+                    "and Zaslavsky's theorem ties the two together. With --count, the counts come from the "
+                    "characteristic polynomial alone, without listing a region.")
+    parser.add_argument("file", metavar="FILE", nargs="?",
+                        help="a polyregions.arrangement/1 JSON file (or give --name instead)")
     parser.add_argument("--name", metavar="NAME",
                         help="a built-in arrangement instead of a file: braid:N, shi:N, catalan:N, linial:N, "
                              "semiorder:N, ish:N, coordinate:D, resonance:D, threshold:N, generic:M,D[,SEED], "
                              "and for a root system TYPE (A3, B4, C4, D5, E6, E7, E8, F4, G2): coxeter:TYPE, "
                              "shi:TYPE, catalan:TYPE")
-    parser.add_argument("--json", action="store_true", help="print one line of JSON")
+    add_json_option(parser)
     parser.add_argument("--no-faces", action="store_true",
                         help="skip the enumeration of lower-dimensional faces (face_vector is then null)")
     parser.add_argument("--count", action="store_true",
                         help="count regions and bounded regions from the characteristic polynomial (Zaslavsky) "
                              "without listing them: for arrangements with millions of regions; face_vector is "
                              "null")
+    parser.add_argument("--faces", action="store_true",
+                        help="count regions from the characteristic polynomial and faces of every dimension from the "
+                             "restrictions to the flats, listing none: face_vector for millions of faces")
+    parser.add_argument("--list", metavar="OUT", default=None,
+                        help="stream every region (sign vector, exact interior point, relative boundedness) to OUT as "
+                             "JSON lines (polyregions.arrangement-regions/1), written whole or not at all; memory "
+                             "does not grow with the number of regions")
     parser.add_argument("--method", default=None,
                         choices=["auto", "finite-field", "deletion-restriction", "poset"],
-                        help="with --count: how the characteristic polynomial is computed (default auto)")
+                        help="with --count, how the characteristic polynomial is computed: finite-field (point "
+                             "counts modulo a few primes), deletion-restriction (recursion on the hyperplanes), "
+                             "poset (the intersection poset, every flat listed) or auto (chosen from the size "
+                             "of the arrangement; the default); all are exact and agree")
+    add_progress_options(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from polyregions._progress import progress_bar
     from polyregions.arrangements import parse_name, read_arrangement
     from polyregions.errors import InvalidInputError
 
@@ -43,18 +61,78 @@ def run(args: argparse.Namespace) -> int:
                                 + ("neither" if args.file is None else "both"))
     if args.method is not None and not args.count:
         raise InvalidInputError(f"--method: expected it with --count, got --method {args.method} alone")
+    if args.list is not None:
+        from polyregions._atomic import check_output
+
+        check_output(args.list, what="--list")
     arrangement = read_arrangement(args.file) if args.file is not None else parse_name(args.name)
+    if args.faces or args.list is not None:
+        return _run_at_scale(args, arrangement)
     if args.count:
         from polyregions.arrangements.counting import count_summary
 
-        summary = count_summary(arrangement, method=args.method or "auto")
+        with progress_bar(total=None, desc="characteristic polynomial", enabled=wants_progress(args)):
+            summary = count_summary(arrangement, method=args.method or "auto")
         print(json.dumps(summary) if args.json else _readable_count(summary, args.file or args.name))
         return 0
-    summary = arrangement.summary(faces=not args.no_faces)
+    summary = _listed_summary(arrangement, faces=not args.no_faces, progress=wants_progress(args))
     if args.json:
         print(json.dumps(summary))
         return 0
     print(_readable(summary, args.file or args.name))
+    return 0
+
+
+def _listed_summary(arrangement, *, faces: bool, progress: bool) -> dict:
+    """The summary, its long steps run first one by one so that a bar can follow them (the arrangement keeps
+    what they compute, and the summary reads it)."""
+    from polyregions._progress import progress_bar
+
+    steps = [("intersection poset", lambda: arrangement.poset), ("regions", arrangement.regions)]
+    if faces:
+        steps.append(("faces", arrangement.faces))
+    with progress_bar(total=len(steps), desc="arrangement", enabled=progress) as bar:
+        for name, step in steps:
+            bar.set_postfix_str(name)
+            step()
+            bar.update(1)
+    return arrangement.summary(faces=faces)
+
+
+def _run_at_scale(args: argparse.Namespace, arrangement) -> int:
+    """``--faces`` and ``--list``: the counts of ``--count``, then the face vector and/or the streamed listing."""
+    from polyregions.arrangements.counting import count_summary
+
+    summary = count_summary(arrangement, method=args.method or "auto")
+    if args.faces:
+        from polyregions.arrangements.face_counts import face_vector
+
+        summary["face_vector"] = list(face_vector(arrangement, method="restrictions"))
+        summary["face_method"] = "restrictions"
+    if args.list is not None:
+        from polyregions._progress import progress_bar
+        from polyregions.arrangements.listing import write_regions
+
+        with progress_bar(total=summary["regions"], desc="regions", enabled=wants_progress(args)) as bar:
+            written = [0]
+
+            def advance(count: int) -> None:
+                bar.update(count - written[0])
+                written[0] = count
+
+            listed = write_regions(arrangement, args.list, progress=advance, every=10_000)
+        summary["listed"] = {"file": args.list, "regions": listed, "agrees": listed == summary["regions"]}
+    if args.json:
+        print(json.dumps(summary))
+        return 0
+    lines = [_readable_count(summary, args.file or args.name)]
+    if args.faces:
+        lines.append(f"  faces of dimension 0..{summary['dimension']}: {summary['face_vector']} (counted on the "
+                     f"flats, none listed)")
+    if args.list is not None:
+        check = "agrees with" if summary["listed"]["agrees"] else "DISAGREES with"
+        lines.append(f"  listed {summary['listed']['regions']} regions to {args.list} ({check} the count)")
+    print("\n".join(lines))
     return 0
 
 
