@@ -7,13 +7,13 @@ from typing import Any, Iterator
 
 from polyregions.errors import InvalidInputError
 
-__all__ = ["dask_client"]
+__all__ = ["check_scheduler", "dask_client"]
 
 
-@contextmanager
-def dask_client(scheduler: Any) -> Iterator[Any]:
-    """A ``dask.distributed.Client`` of ``scheduler``: an address such as ``"tcp://host:8786"`` (connected here and
-    closed on leaving) or a client, used as it is and left open."""
+def check_scheduler(scheduler: Any) -> None:
+    """Refuse, before any work, what is neither a scheduler's address nor a client (None: no cluster)."""
+    if scheduler is None:
+        return
     try:
         from dask.distributed import Client
     except ImportError:
@@ -22,9 +22,18 @@ def dask_client(scheduler: Any) -> Iterator[Any]:
     if not isinstance(scheduler, (str, Client)):
         raise InvalidInputError(f"scheduler: expected an address such as \"tcp://host:8786\" or a "
                                 f"dask.distributed.Client, got {type(scheduler).__name__}")
+
+
+@contextmanager
+def dask_client(scheduler: Any) -> Iterator[Any]:
+    """A ``dask.distributed.Client`` of ``scheduler``: an address such as ``"tcp://host:8786"`` (connected here and
+    closed on leaving) or a client, used as it is and left open."""
+    check_scheduler(scheduler)
     if not isinstance(scheduler, str):
         yield scheduler
         return
+    from dask.distributed import Client
+
     try:
         client = Client(scheduler, timeout="10s")
     except (OSError, TimeoutError, ValueError) as error:

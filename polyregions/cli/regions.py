@@ -5,30 +5,48 @@ from __future__ import annotations
 import argparse
 import json
 
-from polyregions.cli._options import workers
+from polyregions.cli._options import (
+    NETWORK_HELP,
+    add_engine_option,
+    add_json_option,
+    add_progress_options,
+    wants_progress,
+    workers,
+)
 
 __all__ = ["add_parser", "run", "add_domain_options", "read_domain"]
 
 
 def add_domain_options(parser: argparse.ArgumentParser) -> None:
     where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--box", metavar="LO,HI", help="the box [LO, HI]^input_dim")
-    where.add_argument("--domain", metavar="FILE", help="a domain file (box, polytope, space, segment, slice)")
+    where.add_argument("--box", metavar="LO,HI", help="the domain is the box [LO, HI]^input_dim, e.g. --box -1,1 "
+                                                      "(exact numbers such as 1/3 or 0.1 work too)")
+    where.add_argument("--domain", metavar="FILE",
+                       help="the domain is read from a JSON domain file: a box, a polytope, all of space, a segment "
+                            "or a slice")
 
 
 def add_parser(subparsers) -> None:
-    parser = subparsers.add_parser("regions", help="enumerate the exact activation and linear regions",
-                                   description=__doc__)
-    parser.add_argument("network", metavar="NETWORK", help="a polyregions.network/1 JSON file or an .npz file")
+    parser = subparsers.add_parser(
+        "regions", help="enumerate the exact activation and linear regions",
+        description="Enumerate the activation regions of a network in a domain (the cells on which every neuron "
+                    "stays on one linear piece) and its linear regions (the connected pieces on which the network "
+                    "is one affine map), with every decision made exactly, and print their numbers.")
+    parser.add_argument("network", metavar="NETWORK", help=NETWORK_HELP)
     add_domain_options(parser)
-    parser.add_argument("--json", action="store_true", help="print one line of JSON")
-    parser.add_argument("--engine", default="auto", choices=("auto", "mesh", "lp"))
-    parser.add_argument("--export", metavar="FILE", help="write the region complex with its certificates (JSON)")
-    parser.add_argument("--graphml", metavar="FILE", help="write the adjacency graph (GraphML)")
-    parser.add_argument("--progress", action="store_true", help="show progress on a terminal")
+    add_json_option(parser)
+    add_engine_option(parser)
+    parser.add_argument("--export", metavar="FILE",
+                        help="also write the region complex with its certificates as JSON (python -m proofs_check "
+                             "verify FILE re-checks it)")
+    parser.add_argument("--graphml", metavar="FILE", help="also write the adjacency graph of the regions as GraphML")
     parser.add_argument("--workers", type=workers(1), default=1, metavar="N",
                         help="processes for the LP engine (default 1; more than the cores available count as "
                              "that many)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="run the LP engine's work as tasks on this Dask scheduler (tcp://host:port; needs "
+                             "dask[distributed]); the complex is the same as in one process")
+    add_progress_options(parser)
     parser.set_defaults(run=run)
 
 
@@ -57,8 +75,8 @@ def run(args) -> int:
             check_output(path, what=option)  # before the enumeration, which a bad path would waste
     network = load_network(args.network)
     domain = read_domain(args, network.input_dim)
-    complex_ = enumerate_regions(network, domain, engine=args.engine, progress=args.progress,
-                                 workers=args.workers)
+    complex_ = enumerate_regions(network, domain, engine=args.engine, progress=wants_progress(args),
+                                 workers=args.workers, scheduler=args.scheduler)
     if args.export:
         from polyregions.regions.export import write_complex_json
         write_complex_json(complex_, args.export)

@@ -22,7 +22,7 @@ import bisect
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import partial
-from typing import TYPE_CHECKING, Iterator, Literal, Optional, get_args
+from typing import TYPE_CHECKING, Any, Iterator, Literal, Optional, get_args
 
 import numpy as np
 from flint import fmpq, fmpq_mat
@@ -95,11 +95,12 @@ def _rebuilt_cell(rows, floats, point, pattern, M, c, facet_points, domain_rows,
 
 
 def refine(network: "Network", domain: "Domain", *, backend: Backend = "highs", progress: bool = False,
-           workers: int = 1, method: Method = "auto") -> RegionComplex:
+           workers: int = 1, method: Method = "auto", scheduler: Any = None) -> RegionComplex:
     """Enumerate the activation regions of ``network`` in ``domain`` exactly, in any dimension.
 
     With ``workers > 1``, the regions of the first layer are refined through the later layers in that many
-    processes (they refine independently); the complex is the same. With ``method="auto"``, domains of dimension
+    processes (they refine independently), or as tasks on the Dask cluster of ``scheduler`` (an address or a
+    client); the complex is the same. With ``method="auto"``, domains of dimension
     up to ``VERTEX_DIMENSION`` are cut through the cells' vertices (an unbounded domain within a certified box
     that holds every vertex of the complex, :mod:`polyregions.regions._vertex_bound`, whose rows are dropped
     at the end), others through certified linear programs (``backend`` names the solver); ``"vertices"`` cuts
@@ -135,6 +136,8 @@ def refine(network: "Network", domain: "Domain", *, backend: Backend = "highs", 
     start = _irredundant(whole, backend)
     box: frozenset[Row] = frozenset()
     by_vertices = k > 0 and (method == "vertices" or (method == "auto" and k <= VERTEX_DIMENSION))
+    if not domain.is_bounded() and not hasattr(net.layers[0], "activation"):
+        by_vertices = False  # the certified vertex box is proved for dense layers; stages go through programs
     vertices = None
     if by_vertices and domain.is_bounded():
         vertices = cv.cell_vertices(start.rows, k, limit=VERTEX_LIMIT)
@@ -146,7 +149,12 @@ def refine(network: "Network", domain: "Domain", *, backend: Backend = "highs", 
     cells = [replace(start, domain_rows=len(start.rows), vertices=vertices)]
     layers = net.layers
     with progress_bar(total=len(layers), desc="layers", enabled=progress, fractional=True) as bar:
-        if workers > 1 and len(layers) > 1:
+        if scheduler is not None and len(layers) > 1:
+            from polyregions.regions._distributed import refined_on_cluster
+
+            cells = _refined(cells, layers[:1], backend, bar, box=box)
+            cells = refined_on_cluster(cells, layers[1:], backend, scheduler, bar, box)
+        elif workers > 1 and len(layers) > 1:
             cells = _refined(cells, layers[:1], backend, bar, box=box)
             cells = _refined_in_processes(cells, layers[1:], backend, workers, bar, box)
         else:
@@ -237,41 +245,88 @@ def _refined_in_processes(cells: list[_Cell], layers, backend: Backend, workers:
 
 
 class _ExactLayer:
-    """A layer's parameters and pieces as FLINT rationals, for the per-cell affine maps."""
+    """A layer's (or stage's) parameters and pieces as FLINT rationals, for the per-cell affine maps: one
+    activation per element-wise unit (shared by all units of a dense layer) and the max units' groups."""
 
-    def __init__(self, layer):
-        self.activation = activation = layer.activation
+    def __init__(self, layer) -> None:
+        from polyregions.networks.stages import units_of
+
+        activations, self.groups = units_of(layer)
+        self.is_linear = not self.groups and all(a.is_linear for a in activations)
         self.W = fmpq_mat([[fmpq(v.numerator, v.denominator) for v in row] for row in layer.weight])
         self.bias = fmpq_mat([[fmpq(v.numerator, v.denominator)] for v in layer.bias])
-        self.breakpoints = [fmpq(v.numerator, v.denominator) for v in activation.breakpoints]
-        self.maps = [tuple(fmpq(v.numerator, v.denominator) for v in activation.piece_map(k))
-                     for k in range(len(activation.breakpoints) + 1)]
+        self.units = []  # per element-wise unit: (is_linear, breakpoints, piece maps), shared where equal
+        seen: dict = {}
+        for activation in activations:
+            if activation not in seen:
+                seen[activation] = (activation.is_linear,
+                                    [fmpq(v.numerator, v.denominator) for v in activation.breakpoints],
+                                    [tuple(fmpq(v.numerator, v.denominator) for v in activation.piece_map(k))
+                                     for k in range(len(activation.breakpoints) + 1)])
+            self.units.append(seen[activation])
 
 
 def _refine_cell(cell: _Cell, layer: _ExactLayer, backend: Backend, box: frozenset[Row] = frozenset()
                  ) -> list[_Cell]:
     G = layer.W * cell.M   # the layer's pre-activations on the cell: G t + g
     g = layer.W * cell.c + layer.bias
-    n, k = G.nrows(), G.ncols()
+    k = G.ncols()
     pieces = [cell]
-    if not layer.activation.is_linear:
-        for j in range(n):
+    for j, (is_linear, breakpoints, _) in enumerate(layer.units):
+        if not is_linear:
             a = [G[j, i] for i in range(k)]
             if any(a):
-                for xi in layer.breakpoints:
+                for xi in breakpoints:
                     row = primitive((*a, xi - g[j, 0]))
                     pieces = [part for piece in pieces for part in _split(piece, row, backend, box)]
+    for group in layer.groups:
+        pieces = [part for piece in pieces for part in _argmax_parts(piece, G, g, group, backend, box)]
     children = []
     for piece in pieces:
         point = fmpq_mat([[fmpq(v, piece.point[-1])] for v in piece.point[:-1]])
         values = (G * point + g).entries()
-        chosen = [bisect.bisect_left(layer.breakpoints, v) for v in values]
-        slopes = [layer.maps[c][0] for c in chosen]
-        M = fmpq_mat([[slopes[j] * G[j, i] for i in range(k)] for j in range(n)])
-        c = fmpq_mat([[slopes[j] * g[j, 0] + layer.maps[chosen[j]][1]] for j in range(n)])
-        pattern = piece.pattern if layer.activation.is_linear else piece.pattern + tuple(chosen)
-        children.append(piece.with_pattern(pattern, M, c))
+        rows, chosen = [], []
+        for j, (is_linear, breakpoints, maps) in enumerate(layer.units):
+            choice = bisect.bisect_left(breakpoints, values[j])
+            slope, intercept = maps[choice]
+            rows.append(([slope * G[j, i] for i in range(k)], slope * g[j, 0] + intercept))
+            if not is_linear:
+                chosen.append(choice)
+        for group in layer.groups:
+            best = max(range(len(group)), key=lambda position: values[group[position]])
+            rows.append(([G[group[best], i] for i in range(k)], g[group[best], 0]))
+            chosen.append(best)
+        M = fmpq_mat([row for row, _ in rows]) if k else fmpq_mat(len(rows), 0)
+        c = fmpq_mat([[shift] for _, shift in rows])
+        children.append(piece.with_pattern(piece.pattern + tuple(chosen), M, c))
     return children
+
+
+def _argmax_parts(cell: _Cell, G: fmpq_mat, g: fmpq_mat, group: tuple[int, ...], backend: Backend,
+                  box: frozenset[Row]) -> list[_Cell]:
+    """The full-dimensional parts of ``cell`` on which each value of ``group`` is the largest: for each
+    candidate, the cell cut by the rows ``z_other - z_candidate <= 0`` (at most k(k-1)/2 distinct hyperplanes).
+    Candidates whose value equals another's on the whole cell are one piece: the first of them takes it."""
+    k = G.ncols()
+    parts = []
+    for candidate in group:
+        pieces = [cell]
+        for other in group:
+            if other == candidate or not pieces:
+                continue
+            a = [G[other, i] - G[candidate, i] for i in range(k)]
+            gap = g[other, 0] - g[candidate, 0]
+            if not any(a):
+                # The difference is constant on the cell: the candidate loses everywhere or ties everywhere
+                # (the earlier of two tied values wins, as in the pattern of a point).
+                if gap > 0 or (gap == 0 and group.index(other) < group.index(candidate)):
+                    pieces = []
+                continue
+            row = primitive((*a, -gap))  # z_other - z_candidate <= 0
+            pieces = [part for piece in pieces for part in _split(piece, row, backend, box)
+                      if cp.value(row, part.point) < 0]
+        parts.extend(pieces)
+    return parts
 
 
 def _split(cell: _Cell, row: Row, backend: Backend, box: frozenset[Row] = frozenset()) -> list[_Cell]:
@@ -503,6 +558,9 @@ class _FloatPatterns:
 
     def __init__(self, net: "Network"):
         self.layers: list | None = []
+        self.staged = net if hasattr(net, "float_patterns") else None  # stages guess through their own pass
+        if self.staged is not None:
+            return
         try:
             for layer in net.layers:
                 activation = layer.activation
@@ -531,6 +589,9 @@ class _FloatPatterns:
                 return [None] * len(points)
             length = step * np.maximum(1.0, np.abs(x).max(axis=1)) / np.maximum(np.abs(d).max(axis=1), 1e-300)
             x = x + d * length[:, None]
+            if self.staged is not None:
+                patterns.extend(map(tuple, self.staged.float_patterns(x).tolist()))
+                continue
             columns = []
             for W, bias, breakpoints, slopes, intercepts, is_linear in self.layers:
                 z = x @ W.T + bias

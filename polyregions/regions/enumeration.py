@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from polyregions.errors import InvalidInputError
 from polyregions.regions.complex import RegionComplex
 
 if TYPE_CHECKING:
     from polyregions.exact.lp import Backend
+    from polyregions.networks.graph import GraphNetwork
     from polyregions.networks.network import Network
     from polyregions.regions.domains import Domain
 
@@ -20,8 +21,9 @@ Engine = Literal["auto", "mesh", "lp"]
 ENGINES: tuple[Engine, ...] = get_args(Engine)
 
 
-def enumerate_regions(network: "Network", domain: "Domain", *, engine: Engine = "auto", backend: Backend = "highs",
-                      progress: bool = False, workers: int = 1) -> RegionComplex:
+def enumerate_regions(network: "Network | GraphNetwork", domain: "Domain", *, engine: Engine = "auto",
+                      backend: Backend = "highs", progress: bool = False, workers: int = 1,
+                      scheduler: Any = None) -> RegionComplex:
     """Return the exact region complex of ``network`` in ``domain``.
 
     Parameters
@@ -39,6 +41,10 @@ def enumerate_regions(network: "Network", domain: "Domain", *, engine: Engine = 
         Show a progress bar on a terminal.
     workers : int, keyword-only
         Processes that share the LP engine's work (the complex is the same).
+    scheduler : str or dask.distributed.Client, keyword-only
+        A Dask scheduler's address (``"tcp://host:8786"``) or a client: the LP engine's work after the first
+        layer runs as tasks on that cluster (the complex is the same; needs ``dask[distributed]``). ``"auto"``
+        then means the LP engine.
 
     Returns
     -------
@@ -52,7 +58,8 @@ def enumerate_regions(network: "Network", domain: "Domain", *, engine: Engine = 
         When ``network`` is not a :class:`~polyregions.networks.network.Network` or ``domain`` not a
         :class:`~polyregions.regions.domains.Domain` of the network's input dimension, when ``engine`` or
         ``backend`` is not one of the values above, when ``workers`` is not a positive integer (all checked
-        before any work), or when the domain does not fit the engine.
+        before any work), when the domain does not fit the engine, or when the scheduler cannot be reached or
+        the mesh engine is asked to use one.
 
     Examples
     --------
@@ -63,20 +70,13 @@ def enumerate_regions(network: "Network", domain: "Domain", *, engine: Engine = 
     >>> len(pr.enumerate_regions(pr.sawtooth(2), pr.box([0], [1]), engine="lp", backend="exact"))
     4
     """
+    from polyregions._arguments import expect_domain, expect_network
+    from polyregions._dask import check_scheduler
     from polyregions.exact.lp import BACKENDS
     from polyregions.exact.rationals import _describe
-    from polyregions.networks.network import Network
-    from polyregions.regions.domains import Domain
 
-    if not isinstance(network, Network):
-        raise InvalidInputError(f"network: expected a Network (pr.load_network, pr.Network.from_layers, ...), got "
-                                f"{type(network).__name__}")
-    if not isinstance(domain, Domain):
-        raise InvalidInputError(f"domain: expected a Domain (pr.box, pr.segment, pr.load_domain, ...), got "
-                                f"{type(domain).__name__}")
-    if domain.input_dim != network.input_dim:
-        raise InvalidInputError(f"domain: expected a domain in R^{network.input_dim} (the network's input), got "
-                                f"one in R^{domain.input_dim}")
+    network = expect_network(network)
+    domain = expect_domain(domain, input_dim=network.input_dim)
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InvalidInputError(f"workers: expected a positive integer, got {_describe(workers)}")
     if engine not in ENGINES:
@@ -84,9 +84,12 @@ def enumerate_regions(network: "Network", domain: "Domain", *, engine: Engine = 
     if backend not in BACKENDS:
         raise InvalidInputError(f"backend: expected one of {', '.join(BACKENDS)}, got {_describe(backend)}")
     if engine == "auto":
-        engine = "mesh" if domain.dim <= 2 and domain.region.is_bounded() else "lp"
+        engine = "mesh" if domain.dim <= 2 and domain.region.is_bounded() and scheduler is None else "lp"
+    check_scheduler(scheduler)
+    if engine == "mesh" and scheduler is not None:
+        raise InvalidInputError("scheduler: the mesh engine runs in one process; use engine=\"lp\" on a cluster")
     if engine == "mesh":
         from polyregions.regions._mesh import refine_mesh
         return refine_mesh(network, domain, progress=progress)
     from polyregions.regions._refine import refine
-    return refine(network, domain, backend=backend, progress=progress, workers=workers)
+    return refine(network, domain, backend=backend, progress=progress, workers=workers, scheduler=scheduler)
