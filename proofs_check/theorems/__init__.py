@@ -24,6 +24,9 @@ CHECKS = (
     "hanin_rolnick_lines",
     "hanin_rolnick_volumes",
     "corollary5_distances",
+    "maxout",
+    "xiong_conv",
+    "gaines_bi_facets",
 )
 
 
