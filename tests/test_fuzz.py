@@ -20,7 +20,6 @@ import time
 
 import pytest
 from fuzz.checker import (
-    _VERIFY_PY,
     CHECKER_CASES,
     CHECKER_SPECIAL_FILES,
     CheckerCase,
@@ -37,14 +36,12 @@ from proofs_check.verify import main as verify_main
 IN_PROCESS_SECONDS = 10.0  # generous on a loaded machine: these cases take milliseconds
 ALARM_SECONDS = 60.0  # an in-process case still running then is interrupted
 PROCESS_SECONDS = 30.0  # a process starts in about a second (two with matplotlib)
-PENDING_SECONDS = 8.0  # a case that waits for a fix elsewhere (a FIFO still blocks) gives up sooner
 MEMORY_LIMIT = 1 << 30
 SAMPLE_EVERY = 25  # every 25th light case also runs in a process
 
 
 def _param(case: Case):
-    marks = [pytest.mark.xfail(reason=case.pending, strict=False)] if case.pending else []
-    return pytest.param(case, id=case.name, marks=marks)
+    return pytest.param(case, id=case.name)
 
 
 def _run_in_process(argv) -> int:
@@ -107,13 +104,12 @@ _IN_PROCESSES = [c for c in CASES + ACCEPTED if c.heavy] + \
 @pytest.mark.parametrize("case", [_param(c) for c in _IN_PROCESSES])
 def test_malformed_command_line_in_a_process_with_limits(case, tmp_path):
     materialize(case, str(tmp_path))
-    timeout = PENDING_SECONDS if case.pending else PROCESS_SECONDS
     started = time.perf_counter()
     try:
         result = subprocess.run([sys.executable, "-m", "polyregions", *case.argv], cwd=tmp_path, env=_ENV,
-                                capture_output=True, text=True, preexec_fn=_limited, timeout=timeout)
+                                capture_output=True, text=True, preexec_fn=_limited, timeout=PROCESS_SECONDS)
     except subprocess.TimeoutExpired:
-        pytest.fail(f"no answer within {timeout} s")
+        pytest.fail(f"no answer within {PROCESS_SECONDS} s")
     seconds = time.perf_counter() - started
     _check_error(case, result.returncode, result.stdout, result.stderr, seconds, PROCESS_SECONDS)
 
@@ -121,7 +117,7 @@ def test_malformed_command_line_in_a_process_with_limits(case, tmp_path):
 def test_the_corpus_is_large_and_covers_every_command():
     assert len(CASES) >= 500
     commands = {case.argv[0] for case in CASES if case.argv}
-    assert {"regions", "boundary", "arrangement", "plot", "search", "sweep", "topology", "demo"} <= commands
+    assert {"regions", "boundary", "arrangement", "plot", "search", "sweep", "topology", "demo", "local"} <= commands
     assert 40 <= len(_IN_PROCESSES) <= 80
 
 
@@ -132,9 +128,7 @@ def documents(tmp_path_factory):
     return {"export": export_document(), "certificate": certificate_document(tmp_path_factory.mktemp("cert"))}
 
 
-@pytest.mark.parametrize("case", [pytest.param(c, id=c.name, marks=[pytest.mark.xfail(reason=c.pending,
-                                                                                        strict=False)]
-                                               if c.pending else []) for c in CHECKER_CASES])
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.name) for c in CHECKER_CASES])
 def test_tampered_export_is_rejected_by_the_checker(case, documents, tmp_path, capsys):
     path = case.write(copy.deepcopy(documents[case.base]), tmp_path)
     started = time.perf_counter()
@@ -152,18 +146,15 @@ def test_tampered_export_is_rejected_by_the_checker(case, documents, tmp_path, c
         assert err == "" and out.splitlines()[-1].startswith("FAILED: "), out[-800:]
 
 
-@pytest.mark.parametrize("label, content", [pytest.param(label, content, id=label,
-                                                            marks=[pytest.mark.xfail(reason=_VERIFY_PY, strict=False)]
-                                                            if _VERIFY_PY else [])
-                                               for label, content in CHECKER_SPECIAL_FILES])
+@pytest.mark.parametrize("label, content", [pytest.param(label, content, id=label)
+                                            for label, content in CHECKER_SPECIAL_FILES])
 def test_checker_refuses_special_files_in_a_process_with_limits(label, content, tmp_path):
     path = CheckerCase(label, lambda doc: content).write({}, tmp_path)
-    timeout = PENDING_SECONDS if _VERIFY_PY else PROCESS_SECONDS
     try:
         result = subprocess.run([sys.executable, "-m", "proofs_check", "verify", path], cwd=tmp_path, env=_ENV,
-                                capture_output=True, text=True, preexec_fn=_limited, timeout=timeout)
+                                capture_output=True, text=True, preexec_fn=_limited, timeout=PROCESS_SECONDS)
     except subprocess.TimeoutExpired:
-        pytest.fail(f"no answer within {timeout} s")
+        pytest.fail(f"no answer within {PROCESS_SECONDS} s")
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr[-2000:]
     assert result.stderr.startswith(f"proofs_check: error: {path}: ") and result.stderr.count("\n") == 1
 
@@ -178,18 +169,25 @@ def test_the_untampered_documents_verify(documents, tmp_path, capsys):
 
 # --- the library: bad calls raise a PolyregionsError --------------------------------------------------------
 
-@pytest.mark.parametrize("name, call", [pytest.param(name, call, id=name,
-                                                     marks=[pytest.mark.xfail(reason=pending, strict=False)]
-                                                     if pending else [])
-                                        for name, call, pending in LIBRARY_CASES])
-def test_bad_library_call_raises_a_polyregions_error(name, call, tmp_path, monkeypatch):
+@pytest.mark.parametrize("name, call, shown", [pytest.param(name, call, shown, id=name)
+                                               for name, call, shown in LIBRARY_CASES])
+def test_bad_library_call_raises_a_polyregions_error(name, call, shown, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    started = time.perf_counter()
-    with pytest.raises(PolyregionsError) as info:
-        call()
-    assert time.perf_counter() - started < IN_PROCESS_SECONDS
+    previous = signal.signal(signal.SIGALRM, _alarm)  # a blocking open (a FIFO) fails the case, not the run
+    signal.setitimer(signal.ITIMER_REAL, ALARM_SECONDS)
+    try:
+        started = time.perf_counter()
+        with pytest.raises(PolyregionsError) as info:
+            call()
+        seconds = time.perf_counter() - started
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert seconds < IN_PROCESS_SECONDS
     message = str(info.value)
     assert "expected" in message or "cannot" in message, message
+    for part in shown:  # the argument (or file) and what arrived
+        assert part in message, (part, message)
 
 
 def test_the_library_corpus_is_large():

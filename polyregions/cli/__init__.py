@@ -5,6 +5,10 @@ Each sub-command is a public module of this package with ``add_parser(subparsers
 so does a file that cannot be written: every output path is checked before the work starts
 (:func:`polyregions._atomic.check_output`), and a write that fails later (a full disk) is reported the same way.
 Ctrl-C and SIGTERM end a run with status 130, keeping what it finished.
+
+Progress goes to standard error, by default only when it is a terminal; the options ``--progress`` (on any
+stream) and ``--quiet`` (never) of :func:`polyregions.cli._options.add_progress_options` change that for a command.
+Standard output is the same either way.
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ import re
 import sys
 from typing import Sequence
 
+from polyregions._progress import progress_mode
 from polyregions._signals import interrupts_raise
+from polyregions.cli._options import progress_mode as mode_of
 from polyregions.errors import PolyregionsError
 
 __all__ = ["main"]
@@ -35,11 +41,21 @@ def _fail(message: str) -> None:
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="polyregions", description="Exact geometry of piecewise-linear networks "
-                                                     "and hyperplane arrangements.")
+    parser = _Parser(prog="polyregions",
+                     description="Exact geometry of piecewise-linear networks and hyperplane arrangements: regions, "
+                                 "boundaries, topology and local complexity of networks, counts of arrangements, "
+                                 "searches for counterexamples and sweeps, every decision exact. Run "
+                                 "'polyregions COMMAND --help' for the options of a command.",
+                     epilog="Every command that prints results prints them as one line of JSON with --json. "
+                            "Progress goes to standard error when it is a terminal (--progress: always, --quiet: "
+                            "never). Exit status: 0 success, 1 a check or search came out negative (see the "
+                            "command's help), 2 bad input (one line on standard error), 130 interrupted by "
+                            "Ctrl-C or SIGTERM (what was finished is kept).")
     from polyregions import __version__
-    parser.add_argument("--version", action="version", version=f"polyregions {__version__}")
-    subparsers = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser.add_argument("--version", action="version", version=f"polyregions {__version__}",
+                        help="print the version and exit")
+    subparsers = parser.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND",
+                                       title="commands")
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         if not info.name.startswith("_"):
             importlib.import_module(f"{__name__}.{info.name}").add_parser(subparsers)
@@ -66,14 +82,15 @@ def _join_negative_values(argv: list[str]) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
-    parser = _build_parser()
-    args = parser.parse_args(_join_negative_values(list(sys.argv[1:] if argv is None else argv)))
     limit = sys.get_int_max_str_digits()
     try:
+        # inside the try: a Ctrl-C while the commands are imported ends the same way as one during a run
+        args = _build_parser().parse_args(_join_negative_values(list(sys.argv[1:] if argv is None else argv)))
         # Every number read is bounded (polyregions._limits), but exact results may outgrow Python's guard
         # against converting huge integers to text (4,300 digits): lift it while the command runs.
         sys.set_int_max_str_digits(0)
-        with interrupts_raise():  # SIGTERM stops a run as Ctrl-C does: what is finished is written, then 130
+        # SIGTERM stops a run as Ctrl-C does: what is finished is written, then 130
+        with interrupts_raise(), progress_mode(mode_of(args)):
             return int(args.run(args) or 0)
     except PolyregionsError as error:
         _fail(str(error))

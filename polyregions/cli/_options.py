@@ -1,4 +1,5 @@
-"""Readers of command-line option values: ASCII integers within ranges, worker counts, resolutions, widths.
+"""Options shared by the sub-commands (progress, engines, output as JSON) and readers of option values: ASCII
+integers within ranges, worker counts, resolutions, widths.
 
 Each is an ``argparse`` type (it raises :class:`argparse.ArgumentTypeError`, which the parser reports as one
 ``polyregions: error:`` line naming the option) or, for values read after parsing, raises
@@ -12,9 +13,51 @@ import argparse
 from typing import Callable
 
 from polyregions._limits import MAX_DPI, MAX_NETWORK_PARAMETERS, usable_cores
+from polyregions._progress import ProgressMode
 from polyregions.errors import InvalidInputError
 
-__all__ = ["integer_at_least", "dpi", "workers", "integers", "widths"]
+__all__ = ["integer_at_least", "dpi", "workers", "integers", "widths", "add_progress_options", "progress_mode",
+           "wants_progress", "add_json_option", "add_engine_option", "NETWORK_HELP"]
+
+#: The help text of a NETWORK argument.
+NETWORK_HELP = ("the network: a polyregions.network/1 or /2 JSON file, an .npz file of arrays W0, b0, W1, b1, ..., "
+                "an .onnx file (needs onnx) or a .pt/.pth file (TorchScript or a saved torch.nn.Module; needs torch)")
+
+
+def add_progress_options(parser: argparse.ArgumentParser) -> None:
+    """``--progress`` and ``--quiet``: progress on standard error is shown by default only on a terminal."""
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument("--progress", action="store_true",
+                       help="show progress on standard error even when it is not a terminal (by default progress "
+                            "is shown only when standard error is a terminal)")
+    shown.add_argument("--quiet", action="store_true", help="show no progress, even on a terminal")
+
+
+def progress_mode(args: argparse.Namespace) -> ProgressMode:
+    """The :func:`polyregions._progress.progress_mode` a command runs in: ``"on"`` for ``--progress``, ``"off"``
+    for ``--quiet``, ``"auto"`` (on a terminal only) otherwise and for commands without the options."""
+    if getattr(args, "quiet", False):
+        return "off"
+    return "on" if getattr(args, "progress", False) else "auto"
+
+
+def wants_progress(args: argparse.Namespace) -> bool:
+    """Whether a command asks the library for progress bars (drawn or not by the mode it runs in)."""
+    return not getattr(args, "quiet", False)
+
+
+def add_json_option(parser: argparse.ArgumentParser) -> None:
+    """``--json``: the results as one line of JSON on standard output."""
+    parser.add_argument("--json", action="store_true",
+                        help="print the results as one line of JSON on standard output instead of text")
+
+
+def add_engine_option(parser: argparse.ArgumentParser) -> None:
+    """``--engine auto|mesh|lp``: the refinement engine of the region enumeration."""
+    parser.add_argument("--engine", default="auto", choices=("auto", "mesh", "lp"),
+                        help="the region engine: mesh (vectorised refinement of bounded 1-D and 2-D domains), lp "
+                             "(LP-certified refinement, any dimension) or auto (mesh where it applies, lp otherwise; "
+                             "the default); both give the same regions")
 
 
 def _integer(text: str) -> int:

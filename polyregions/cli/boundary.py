@@ -4,6 +4,13 @@ from __future__ import annotations
 
 import json
 
+from polyregions.cli._options import (
+    NETWORK_HELP,
+    add_engine_option,
+    add_json_option,
+    add_progress_options,
+    wants_progress,
+)
 from polyregions.cli.regions import add_domain_options, read_domain
 
 __all__ = ["add_parser", "run"]
@@ -16,11 +23,11 @@ def add_parser(subparsers) -> None:
                     "inside a bounded domain of dimension d: the (d-k)-dimensional volume of each piece B_{N,k} "
                     "in input space (for k = d, the number of points), exactly and as floats, and the density "
                     "vol_{d-1}(B_N) / vol_d(domain).")
-    parser.add_argument("network", metavar="NETWORK", help="a polyregions.network/1 JSON file or an .npz file")
+    parser.add_argument("network", metavar="NETWORK", help=NETWORK_HELP)
     add_domain_options(parser)
-    parser.add_argument("--json", action="store_true", help="print one line of JSON")
-    parser.add_argument("--engine", default="auto", choices=("auto", "mesh", "lp"))
-    parser.add_argument("--progress", action="store_true", help="show progress on a terminal")
+    add_json_option(parser)
+    add_engine_option(parser)
+    add_progress_options(parser)
     parser.set_defaults(run=run)
 
 
@@ -36,8 +43,8 @@ def run(args) -> int:
         where = f"--domain {args.domain}" if args.domain is not None else "--box"
         raise InvalidInputError(f"{where}: expected a bounded domain (volumes inside it), got an unbounded "
                                 f"{domain.kind}")
-    complex_ = enumerate_regions(network, domain, engine=args.engine, progress=args.progress)
-    volumes = boundary_volumes(complex_)
+    complex_ = enumerate_regions(network, domain, engine=args.engine, progress=wants_progress(args))
+    volumes = boundary_volumes(complex_, progress=wants_progress(args))
     summary = {"input_dim": network.input_dim, "domain_dim": domain.dim, "neurons": network.num_neurons,
                "activation_regions": len(complex_), "engine": complex_.engine}
     summary.update(volumes.summary())

@@ -6,28 +6,39 @@ from __future__ import annotations
 import argparse
 import json
 
+from polyregions.cli._options import NETWORK_HELP, add_json_option, add_progress_options, wants_progress
+
 __all__ = ["add_parser", "run"]
 
 
 def add_parser(subparsers) -> None:
-    parser = subparsers.add_parser("local", help="count the regions and crossing neurons around data points",
-                                   description=__doc__)
-    parser.add_argument("network", metavar="NETWORK", help="a polyregions.network/1 JSON file or an .npz file")
+    parser = subparsers.add_parser(
+        "local", help="count the regions and crossing neurons around data points",
+        description="Local complexity around data points, exactly: for each point, the number of activation "
+                    "regions and of linear regions that meet its open neighbourhood of radius R, and the number "
+                    "of neurons whose zero set crosses that neighbourhood.")
+    parser.add_argument("network", metavar="NETWORK", help=NETWORK_HELP)
     parser.add_argument("--points", metavar="FILE", required=True,
                         help="the points: a JSON list of points (exact numbers), or an .npy or .npz array")
-    parser.add_argument("--radius", metavar="R", required=True, help="the radius of the neighbourhoods, read exactly")
+    parser.add_argument("--radius", metavar="R", required=True,
+                        help="the radius of the neighbourhoods, read exactly (e.g. 1/10 or 0.1)")
     parser.add_argument("--norm", default="inf", choices=("inf", "1", "2"),
-                        help="the neighbourhood: a box (inf, the default), an l1 ball or a Euclidean ball")
-    parser.add_argument("--engine", default="auto", choices=("auto", "complex", "cells"))
-    parser.add_argument("--json", action="store_true", help="print one line of JSON")
+                        help="the shape of a neighbourhood: inf, a box (the default); 1, an l1 ball; 2, a "
+                             "Euclidean ball")
+    parser.add_argument("--engine", default="auto", choices=("auto", "complex", "cells"),
+                        help="how the points the float filter does not settle are counted: complex (enumerate the "
+                             "regions of the neighbourhood), cells (refine only the cells that meet it; any "
+                             "dimension) or auto (complex up to input dimension 6, cells above; the default); "
+                             "both give the same numbers")
+    add_json_option(parser)
     parser.add_argument("--workers", type=_positive, default=1, metavar="N",
                         help="processes for the points the filter does not settle (default 1)")
-    parser.add_argument("--progress", action="store_true", help="show progress on a terminal")
+    add_progress_options(parser)
     parser.set_defaults(run=run)
 
 
 def _positive(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:  # isdigit alone takes '\u0663' and '\uff12'
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
     return int(text)
 
@@ -44,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     network = load_network(args.network)
     points = load_points(args.points, input_dim=network.input_dim)
     result = local_complexity(network, points, radius, norm=args.norm, engine=args.engine, workers=args.workers,
-                              progress=args.progress)
+                              progress=wants_progress(args))
     summary = result.summary()
     if args.json:
         print(json.dumps(summary))

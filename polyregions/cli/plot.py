@@ -6,7 +6,15 @@ import argparse
 import json
 
 from polyregions._limits import MAX_DPI
-from polyregions.cli._options import dpi, integer_at_least
+from polyregions.cli._options import (
+    NETWORK_HELP,
+    add_engine_option,
+    add_json_option,
+    add_progress_options,
+    dpi,
+    integer_at_least,
+    wants_progress,
+)
 
 __all__ = ["add_parser", "run", "KINDS"]
 
@@ -27,23 +35,25 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dpi", type=dpi, default=150,
                         help=f"resolution of a .png in dots per inch, 1 to {MAX_DPI} (default 150)")
     parser.add_argument("--title", help="a title instead of the default one")
-    parser.add_argument("--json", action="store_true", help="print one line of JSON")
+    add_json_option(parser)
+    add_progress_options(parser)
 
 
 def _network_kind(subparsers, name: str) -> argparse.ArgumentParser:
     from polyregions.cli.regions import add_domain_options
 
     parser = subparsers.add_parser(name, help=KINDS[name], description=KINDS[name] + ".")
-    parser.add_argument("network", metavar="NETWORK", help="a polyregions.network/1 JSON file or an .npz file")
+    parser.add_argument("network", metavar="NETWORK", help=NETWORK_HELP)
     add_domain_options(parser)
-    parser.add_argument("--engine", default="auto", choices=("auto", "mesh", "lp"))
+    add_engine_option(parser)
     _common(parser)
     return parser
 
 
 def _arrangement_kind(subparsers, name: str) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(name, help=KINDS[name], description=KINDS[name] + ".")
-    parser.add_argument("file", metavar="FILE", nargs="?", help="a polyregions.arrangement/1 JSON file")
+    parser.add_argument("file", metavar="FILE", nargs="?",
+                        help="a polyregions.arrangement/1 JSON file (or give --name instead)")
     parser.add_argument("--name", metavar="NAME", help="a built-in arrangement instead of a file (as in "
                                                        "polyregions arrangement --name)")
     _common(parser)
@@ -55,16 +65,21 @@ def add_parser(subparsers) -> None:
         "plot", help="draw regions, layers, 1-D graphs, adjacency graphs, arrangements and posets",
         description="Draw a picture computed exactly by polyregions (matplotlib needed: "
                     "pip install \"polyregions[plot]\"). Negative numbers after --window need the form "
-                    "--window=-1,-1,1,1.")
-    kinds = parser.add_subparsers(dest="kind", required=True, metavar="KIND")
+                    "--window=-1,-1,1,1. Run 'polyregions plot KIND --help' for the options of a kind.")
+    kinds = parser.add_subparsers(dest="kind", required=True, metavar="KIND", title="kinds of picture")
     regions = _network_kind(kinds, "regions")
     regions.add_argument("--color-by", default="pattern", choices=("pattern", "linear", "class"),
-                         help="one colour per activation region, per linear region, or per predicted class")
+                         help="pattern: one colour per activation region (the default); linear: one per linear "
+                              "region; class: one per predicted class (the largest output)")
     edges = regions.add_mutually_exclusive_group()
-    edges.add_argument("--edges", dest="edges", action="store_true", default=None, help="draw region edges")
-    edges.add_argument("--no-edges", dest="edges", action="store_false", help="do not draw region edges")
+    edges.add_argument("--edges", dest="edges", action="store_true", default=None,
+                       help="draw region edges (by default they are drawn for --color-by pattern only)")
+    edges.add_argument("--no-edges", dest="edges", action="store_false",
+                       help="do not draw region edges (the default for --color-by linear and class)")
     layers = _network_kind(kinds, "layers")
-    layers.add_argument("--color-by", default="pattern", choices=("pattern", "linear", "class"))
+    layers.add_argument("--color-by", default="pattern", choices=("pattern", "linear", "class"),
+                        help="pattern: one colour per activation region (the default); linear: one per linear "
+                             "region; class: one per predicted class (the largest output)")
     graph = _network_kind(kinds, "graph")
     graph.add_argument("--output-index", type=integer_at_least(0), default=0, metavar="K",
                        help="which output to draw (default 0)")
@@ -122,15 +137,15 @@ def run(args: argparse.Namespace) -> int:
         domain = read_domain(args, network.input_dim)
         _check_domain(args.kind, domain)
         if args.kind == "layers":
-            from polyregions.plotting import layer_complexes, plot_layers
+            from polyregions.plotting import plot_layers
 
-            complexes = layer_complexes(network, domain, engine=args.engine)
+            complexes = _layer_complexes(network, domain, engine=args.engine, progress=wants_progress(args))
             figure = plot_layers(network, domain, color_by=args.color_by, complexes=complexes)
             if args.title:
                 figure.suptitle(args.title)
             summary["regions_per_layer"] = [len(c) for c in complexes]
         else:
-            complex_ = enumerate_regions(network, domain, engine=args.engine)
+            complex_ = enumerate_regions(network, domain, engine=args.engine, progress=wants_progress(args))
             summary["activation_regions"] = len(complex_)
             summary["linear_regions"] = len(complex_.linear_regions)
             if args.kind == "regions":
@@ -171,6 +186,21 @@ def run(args: argparse.Namespace) -> int:
                             if k not in ("kind", "file", "exact"))
         print(f"wrote {path} ({args.kind}: {details})")
     return 0
+
+
+def _layer_complexes(network, domain, *, engine, progress: bool) -> list:
+    """:func:`polyregions.plotting.layer_complexes`, with a bar over the layers."""
+    from polyregions._progress import progress_bar
+    from polyregions.plotting.layers import truncations
+    from polyregions.regions.enumeration import enumerate_regions
+
+    parts = truncations(network)
+    complexes = []
+    with progress_bar(total=len(parts), desc="hidden layers", enabled=progress) as bar:
+        for part in parts:
+            complexes.append(enumerate_regions(part, domain, engine=engine, progress=progress))
+            bar.update(1)
+    return complexes
 
 
 def _check_domain(kind: str, domain) -> None:

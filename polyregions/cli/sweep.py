@@ -17,32 +17,45 @@ from __future__ import annotations
 
 import json
 
+from polyregions.cli._options import add_engine_option, add_json_option, add_progress_options, wants_progress, workers
 from polyregions.cli._options import widths as read_widths
-from polyregions.cli._options import workers
 
 __all__ = ["add_parser", "run"]
 
 
 def add_parser(subparsers) -> None:
-    parser = subparsers.add_parser("sweep", help="count regions over architectures, seeds and initialisations",
-                                   description=__doc__)
+    parser = subparsers.add_parser(
+        "sweep", help="count regions over architectures, seeds and initialisations",
+        description="Region counts of many random networks. Every combination of architecture (--widths, "
+                    "repeatable), seed, initialisation (--init) and activation (--activation) is drawn, its "
+                    "regions are enumerated exactly in the box [LO, HI]^n0 and compared with every architecture "
+                    "bound. The table (CSV, or Parquet for a .parquet path with pyarrow) is written atomically "
+                    "while running; run the same command again after an interruption and only the missing rows "
+                    "are computed. Sweeps run at the same time into one table keep every row. Tasks run on a "
+                    "local process pool or on a Dask cluster.",
+        epilog="Exit status: 0 every applicable bound holds; 1 a count exceeds a bound (a bug in the counter); 2 "
+               "bad input or a table that cannot be written; 130 Ctrl-C or SIGTERM (the finished rows are "
+               "written).")
     parser.add_argument("--widths", action="append", required=True, metavar="N0,N1,...",
-                        help="an architecture: input dimension and hidden widths (repeat for more)")
-    parser.add_argument("--seeds", default="0", help="seeds such as 0-9 or 0,3,5-7 (default 0)")
+                        help="an architecture: input dimension and hidden widths, e.g. 2,8,8 (repeat for more)")
+    parser.add_argument("--seeds", default="0", metavar="SEEDS", help="seeds such as 0-9 or 0,3,5-7 (default 0)")
     parser.add_argument("--init", action="append", metavar="NAME",
-                        help="he_normal (default) or pytorch_default; repeat or separate with commas")
+                        help="the initialisation: he_normal (the default) or pytorch_default; repeat or separate "
+                             "with commas for several")
     parser.add_argument("--activation", action="append", metavar="NAME",
-                        help="relu (default), hardtanh, leaky_relu or leaky_relu:SLOPE; repeat or separate "
-                             "with commas")
+                        help="relu (the default), hardtanh, leaky_relu or leaky_relu:SLOPE; repeat or separate "
+                             "with commas for several")
     parser.add_argument("--box", default="-1,1", metavar="LO,HI", help="count in [LO, HI]^n0 (default -1,1)")
-    parser.add_argument("-o", "--output", required=True, metavar="TABLE", help="the table (.csv or .parquet)")
-    parser.add_argument("--workers", type=workers(0), default=2,
-                        help="local worker processes (default 2; 0: none; more than the cores available count as "
-                             "that many)")
-    parser.add_argument("--scheduler", metavar="ADDRESS", help="run on this Dask scheduler (tcp://host:port)")
-    parser.add_argument("--engine", default="auto", choices=("auto", "mesh", "lp"))
-    parser.add_argument("--json", action="store_true", help="print one line of JSON")
-    parser.add_argument("--progress", action="store_true", help="show progress on a terminal")
+    parser.add_argument("-o", "--output", required=True, metavar="TABLE",
+                        help="the table to write or complete (.csv or .parquet)")
+    parser.add_argument("--workers", type=workers(0), default=2, metavar="N",
+                        help="local worker processes (default 2; 0: none, all in this process; more than the cores "
+                             "available count as that many)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="run on this Dask scheduler (tcp://host:port) instead of local processes")
+    add_engine_option(parser)
+    add_json_option(parser)
+    add_progress_options(parser)
     parser.set_defaults(run=run)
 
 
@@ -64,7 +77,7 @@ def run(args) -> int:
     activations = [name for name in _names(args.activation, "relu")]
     tasks = sweep_tasks(widths, seeds=parse_seeds(args.seeds), inits=_names(args.init, "he_normal"),
                         activations=activations, box=(parts[0], parts[1]), engine=args.engine)
-    result = sweep(tasks, args.output, workers=args.workers, scheduler=args.scheduler, progress=args.progress)
+    result = sweep(tasks, args.output, workers=args.workers, scheduler=args.scheduler, progress=wants_progress(args))
     summary = result.summary()
     if args.json:
         print(json.dumps(summary))

@@ -6,6 +6,13 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from polyregions.cli._options import (
+    NETWORK_HELP,
+    add_engine_option,
+    add_json_option,
+    add_progress_options,
+    wants_progress,
+)
 from polyregions.cli.regions import add_domain_options, read_domain
 
 if TYPE_CHECKING:
@@ -24,11 +31,14 @@ def add_parser(subparsers) -> None:
                     "(boundary); for several outputs the open set of each class (its output strictly the "
                     "largest, class_0, class_1, ...) and the decision boundary. For each: the Betti numbers from "
                     "degree 0, the Euler characteristic, and a witness point per connected component.")
-    parser.add_argument("network", metavar="NETWORK", help="a polyregions.network/1 JSON file or an .npz file")
+    parser.add_argument("network", metavar="NETWORK", help=NETWORK_HELP)
     add_domain_options(parser)
-    parser.add_argument("--field", default="GF2", choices=tuple(_FIELDS), help="the coefficients (default GF2)")
-    parser.add_argument("--json", action="store_true", help="print one line of JSON")
-    parser.add_argument("--engine", default="auto", choices=("auto", "mesh", "lp"))
+    parser.add_argument("--field", default="GF2", choices=tuple(_FIELDS),
+                        help="the coefficients of the homology: GF2 (integers modulo 2, the default) or Q (the "
+                             "rationals)")
+    add_json_option(parser)
+    add_engine_option(parser)
+    add_progress_options(parser)
     parser.set_defaults(run=run)
 
 
@@ -42,7 +52,8 @@ def run(args) -> int:
     if not domain.is_bounded():
         where = f"--domain {args.domain}" if args.domain is not None else "--box"
         raise InvalidInputError(f"{where}: expected a bounded domain, got an unbounded {domain.kind}")
-    result = decision_topology(network, domain, field=_FIELDS[args.field], engine=args.engine)
+    result = decision_topology(network, domain, field=_FIELDS[args.field], engine=args.engine,
+                                progress=wants_progress(args))
     summary = result.summary()
     if args.json:
         print(json.dumps(summary))

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
+from polyregions._arguments import expect_domain, expect_network
 from polyregions.errors import InvalidInputError
 from polyregions.experiments.claims import Claim, Verdict, resolve_claim
 
@@ -278,6 +279,10 @@ def search(claim: "str | Claim | Callable[[RegionComplex], Any]", *, widths: Seq
     """
     from polyregions._progress import progress_bar
 
+    if start is not None:
+        expect_network(start, "start")
+    if domain is not None:
+        expect_domain(domain)
     started = time.perf_counter()
     problem = _problem(claim, widths=widths, activation=activation, output_dim=output_dim, domain=domain, seed=seed,
                        evaluations=evaluations, patience=patience, values=values, start=start, maximize=maximize,

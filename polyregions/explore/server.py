@@ -255,9 +255,10 @@ def _warm_up() -> None:
     network_view({"widths": [2, 2, 1]})
 
 
-def serve(*, port: int = DEFAULT_PORT, open_browser: bool = True, quiet: bool = True) -> None:
-    """Serve the explorer until interrupted, after printing its address and opening it in the default browser
-    (unless ``open_browser`` is false or there is no display).
+def serve(*, port: int = DEFAULT_PORT, open_browser: bool = True, quiet: bool = True,
+          announce: Callable[[str], None] | None = None) -> None:
+    """Serve the explorer until interrupted, after printing its address (or passing it to ``announce``) and
+    opening it in the default browser (unless ``open_browser`` is false or there is no display).
 
     Raises
     ------
@@ -266,7 +267,10 @@ def serve(*, port: int = DEFAULT_PORT, open_browser: bool = True, quiet: bool = 
     """
     server = ExplorerServer(port=port, quiet=quiet)
     try:
-        print(f"polyregions explore: serving {server.url} (Ctrl-C to stop)", flush=True)
+        if announce is None:
+            print(f"polyregions explore: serving {server.url} (Ctrl-C to stop)", flush=True)
+        else:
+            announce(server.url)
         threading.Thread(target=_warm_up, name="warm-up", daemon=True).start()
         if open_browser and has_display():
             import webbrowser

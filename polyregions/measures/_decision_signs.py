@@ -17,7 +17,7 @@ error bounds, as zero where both pieces meet, and exactly otherwise.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -61,6 +61,12 @@ def augmented_network(network: Network) -> Network:
     (1, ((Fraction(1, 1), Fraction(-1, 1)),))
     """
     rows = _decision_rows(network.output_dim)
+    if not isinstance(network, Network):  # a graph network's stages: one more stage of ReLU units
+        from polyregions.networks.stages import Stage, StagedNetwork
+
+        staged = cast(StagedNetwork, network)
+        last = Stage(rows, (Fraction(0),) * len(rows), (relu(),) * len(rows))
+        return cast(Network, StagedNetwork(staged.input_dim, staged.layers + (last,)))
     return Network(network.input_dim, network.layers + (Layer(rows, (Fraction(0),) * len(rows), relu()),))
 
 
@@ -87,7 +93,13 @@ def face_signs(fc: "FaceComplex", *, first: int) -> np.ndarray:
     regions = fc.complex.regions
     net = regions[0].network  # in domain coordinates
     last = net.layers[-1]
-    values = Network(net.input_dim, net.layers[:-1] + (Layer(last.weight, last.bias, linear()),))
+    if isinstance(net, Network):
+        values = Network(net.input_dim, net.layers[:-1] + (Layer(last.weight, last.bias, linear()),))
+    else:  # a graph network's stages
+        from polyregions.networks.stages import Stage, StagedNetwork
+
+        values = cast(Network, StagedNetwork(net.input_dim, net.layers[:-1] + (
+            Stage(last.weight, last.bias, (linear(),) * last.width),)))
     m = last.width
     pieces = np.array([r.pattern[first:] for r in regions], dtype=np.int8).reshape(len(regions), m)
     faces = fc.faces
@@ -132,6 +144,9 @@ def _vertex_signs(values: Network, vertices, mixed: np.ndarray) -> np.ndarray:
         forward_layer,
     )
 
+    if not isinstance(values, Network):  # a graph network's stages: every vertex exactly
+        return _exact_signs(values, vertices, mixed, np.full((len(vertices), values.output_dim), UNCERTAIN,
+                                                             dtype=np.int8))
     x, e = doubles([list(v) for v in vertices])
     for layer in values.layers:
         fl = float_layer(layer.weight, layer.bias, layer.activation)
@@ -142,6 +157,13 @@ def _vertex_signs(values: Network, vertices, mixed: np.ndarray) -> np.ndarray:
         v = int(np.argwhere(mixed & (signs != UNCERTAIN) & (signs != 0))[0][0])
         raise CertificateError(f"decision signs: expected a zero at vertex {v}, where both sides meet, "
                                f"got a value proven non-zero")
+    return _exact_signs(values, vertices, mixed, signs)
+
+
+def _exact_signs(values: Network, vertices, mixed: np.ndarray, signs: np.ndarray) -> np.ndarray:
+    """``signs`` with the entries the float filter left ``UNCERTAIN`` decided exactly (zero where ``mixed``)."""
+    from polyregions.networks._float_filter import UNCERTAIN
+
     signs[mixed] = 0
     for v in np.flatnonzero((signs == UNCERTAIN).any(axis=1)).tolist():
         exact = values(vertices[v])

@@ -107,6 +107,8 @@ def crossing_neurons(complex_: "RegionComplex") -> tuple[int, ...]:
         return ()
     patterns = np.array([r.pattern for r in regions], dtype=np.int64)
     net = regions[0].network
+    if hasattr(net, "region_rows"):  # a graph network's stages
+        return _staged_crossing(net, regions, patterns)
     values: dict[int, tuple] = {}
     found = []
     for u, (l, unit) in enumerate(net.neurons):
@@ -119,6 +121,35 @@ def crossing_neurons(complex_: "RegionComplex") -> tuple[int, ...]:
                 if i not in values:
                     values[i] = exact_preactivations(net, [regions[i].interior_point])[0]
                 if values[i][l][unit] < xi:
+                    below = True
+                    break
+            if below:
+                found.append(u)
+                break
+    return tuple(found)
+
+
+def _staged_crossing(net, regions, patterns: np.ndarray) -> tuple[int, ...]:
+    """:func:`crossing_neurons` for a graph network's stages: an element-wise neuron as for dense networks (its
+    exact pre-activation at an interior point settles a region on the piece left of a breakpoint), a max unit
+    when its argmax is not the same on every region."""
+    values: dict[int, tuple] = {}
+    found = []
+    for u, (s, unit) in enumerate(net.neurons):
+        column = patterns[:, u]
+        stage = net.layers[s]
+        if unit >= len(stage.activations):
+            if (column != column[0]).any():
+                found.append(u)
+            continue
+        for k, xi in enumerate(stage.activations[unit].breakpoints):
+            if not (column > k).any():
+                continue
+            below = bool((column < k).any())
+            for i in np.flatnonzero(column == k).tolist() if not below else ():
+                if i not in values:
+                    values[i] = net.preactivations(regions[i].interior_point)
+                if values[i][s][unit] < xi:
                     below = True
                     break
             if below:

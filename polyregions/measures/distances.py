@@ -58,6 +58,7 @@ from typing import TYPE_CHECKING, Any, Literal, Sequence
 
 import numpy as np
 
+from polyregions._arguments import expect_network, expect_points
 from polyregions.errors import InvalidInputError
 from polyregions.exact._integers import primitive
 from polyregions.exact.linalg import Vector, dot
@@ -207,8 +208,11 @@ def exact_distance(network: "Network", point: Any, *, kind: DistanceKind = "acti
     >>> pr.exact_distance(net, [2]).squared, pr.exact_distance(net, [2], kind="linear").squared is None
     (Fraction(4, 1), True)
     """
+    network = expect_network(network)
     _check_kind(kind)
     x = _exact_point(point, network.input_dim)
+    if hasattr(network, "region_rows"):  # a graph network's stages
+        return _staged_exact_distance(network, x, kind)
     squared, nearest, found, pattern, maps = _activation_exact(network, x)
     if kind == "activation" or squared is None:
         if kind == "linear" and squared is None:
@@ -220,6 +224,23 @@ def exact_distance(network: "Network", point: Any, *, kind: DistanceKind = "acti
             if _touching_point_in_boundary(network, x, p, index, pattern, xi, value, D):
                 return ExactDistance(squared, p)
     return _search(network, x, pattern if squared > 0 else None)
+
+
+def _staged_exact_distance(net, x: Vector, kind: DistanceKind) -> ExactDistance:
+    """:func:`exact_distance` for a graph network's stages (:mod:`polyregions.measures._staged_distances`)."""
+    from polyregions.measures import _staged_distances as sd
+
+    squared, found, pattern = sd.nearest_rows(net, x)
+    if squared is None:
+        return ExactDistance(None, None)  # one region on all of space
+    if kind == "activation":
+        return ExactDistance(squared, sd.touching_point(x, found[0][1], found[0][2]))
+    if squared > 0:
+        for row in found:
+            p = sd.touching_point(x, row[1], row[2])
+            if sd.in_boundary(net, x, p, row, pattern):
+                return ExactDistance(squared, p)
+    return _search(net, x, pattern if squared > 0 else None)
 
 
 def _touching_point(x: Vector, g, D, value, xi) -> Vector:
@@ -254,6 +275,11 @@ def _touching_point_in_boundary(net: "Network", x: Vector, p: Vector, neuron: in
 def _region_rows(net: "Network", pattern) -> list[tuple[Vector, Fraction]]:
     """The rows ``a . y <= beta`` of the closed activation region of ``pattern`` (zero-gradient neurons skipped)."""
     from polyregions.networks._neuron_maps import PatternMaps
+
+    if hasattr(net, "region_rows"):  # a graph network's stages
+        from polyregions.measures._staged_distances import region_rows
+
+        return [_primitive_row(a, beta) for a, beta in region_rows(net, pattern)]  # type: ignore[arg-type]
 
     maps = PatternMaps.of(net, pattern)
     rows = []
@@ -429,8 +455,8 @@ def boundary_distances(network: "Network", points: Any, *, kind: DistanceKind = 
     Raises
     ------
     InvalidInputError
-        For an unknown ``kind``, a float array that is not of shape ``(count, input_dim)`` or holds NaN or
-        infinity, or a point that is not ``input_dim`` exact numbers.
+        When ``network`` is not a Network, for an unknown ``kind``, no points, a float array that is not of shape
+        ``(count, input_dim)`` or holds NaN or infinity, or a point that is not ``input_dim`` exact numbers.
 
     Examples
     --------
@@ -440,11 +466,17 @@ def boundary_distances(network: "Network", points: Any, *, kind: DistanceKind = 
     >>> d.values.tolist(), bool((d.lower <= [0.5, 1.5]).all() and (d.upper >= [0.5, 1.5]).all())
     ([0.5, 1.5], True)
     """
+    network = expect_network(network)
+    points = expect_points(points, "points", dim=network.input_dim)
     _check_kind(kind)
     from polyregions.measures._distance_bounds import batch_distances, outward_bounds
 
     X, EX, exact = _as_points(points, network.input_dim)
-    lower, upper, value, settled = batch_distances(network, X, EX, kind=kind, chunk=chunk)
+    if hasattr(network, "region_rows"):  # a graph network's stages: every point exactly
+        lower, upper, value = (np.zeros(len(X)) for _ in range(3))
+        settled = np.zeros(len(X), dtype=bool)
+    else:
+        lower, upper, value, settled = batch_distances(network, X, EX, kind=kind, chunk=chunk)
     fallback = tuple(int(i) for i in np.flatnonzero(~settled))
     for i in fallback:
         point = exact[i] if exact is not None else tuple(Fraction(float(v)) for v in X[i])

@@ -60,6 +60,7 @@ from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING, Sequence
 
+from polyregions._arguments import expect_complex
 from polyregions.errors import CertificateError, InvalidInputError
 from polyregions.exact.linalg import Vector
 from polyregions.measures._cell_faces import interior_flags, interval, polygon_edges
@@ -229,6 +230,7 @@ def face_complex(complex_: "RegionComplex", *, neurons: bool = True) -> FaceComp
     >>> fc.f_vector(), [sorted(fc.faces[i].neurons) for i in fc.faces_of_dimension(0) if fc.faces[i].interior]
     ((9, 12, 4), [[0, 1]])
     """
+    expect_complex(complex_)
     domain = complex_.domain
     if not domain.is_bounded():
         raise InvalidInputError(f"face_complex: expected a bounded domain, got an unbounded {domain.kind}")
@@ -429,6 +431,7 @@ def boundary(source) -> Boundary:
     >>> [b.faces.vertices[v] for v in b.faces.faces[b.pieces(1)[0]].vertices]
     [(Fraction(0, 1), Fraction(-1, 1)), (Fraction(0, 1), Fraction(1, 1))]
     """
+    expect_complex(source, "source", also=(FaceComplex,))
     fc = source if isinstance(source, FaceComplex) else face_complex(source, neurons=False)
     d = fc.dim
     faces = fc.faces
@@ -513,6 +516,8 @@ def _forced_outputs(net, points, patterns):
     from polyregions.networks._float_filter import U, float_layer, forward_layer, gamma, safety
 
     x, e = points
+    if not hasattr(net.layers[0], "activation"):  # a graph network's stages: no float bound, exact comparisons
+        return np.zeros((len(x), net.output_dim)), np.full((len(x), net.output_dim), np.inf)
     pattern = np.asarray(patterns, dtype=np.int64).reshape(len(x), -1)
     position = 0
     for layer in net.layers:

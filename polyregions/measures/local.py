@@ -74,6 +74,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from polyregions._arguments import expect_dimension, expect_network, expect_path, expect_point_count, expect_points
 from polyregions.errors import InvalidInputError
 from polyregions.exact.linalg import Vector
 from polyregions.measures._local_programs import Norm
@@ -198,9 +199,9 @@ def local_complexity(network: "Network", points: Any, radius: Any, *, norm: Norm
     Raises
     ------
     InvalidInputError
-        For an unknown ``norm`` or ``engine``, a radius that is not a positive number, points that are not
-        ``input_dim`` exact numbers each, ``workers`` not a positive integer, or ``engine="complex"`` with the l1
-        ball above dimension 10.
+        When ``network`` is not a Network, for an unknown ``norm`` or ``engine``, a radius that is not a positive
+        number, no points or points that are not ``input_dim`` exact numbers each, ``workers`` not a positive
+        integer, or ``engine="complex"`` with the l1 ball above dimension 10.
 
     Examples
     --------
@@ -223,6 +224,9 @@ def local_complexity(network: "Network", points: Any, radius: Any, *, norm: Norm
     from polyregions.exact.rationals import format_rational, rational
     from polyregions.measures._local_filter import single_region_points
 
+    network = expect_network(network)
+    staged = hasattr(network, "region_rows")  # a graph network's stages: each neighbourhood's exact complex
+    points = expect_points(points, "points", dim=network.input_dim)
     if norm not in NORMS:
         raise InvalidInputError(f"norm: expected one of {', '.join(NORMS)}, got {norm!r}")
     if engine not in LOCAL_ENGINES:
@@ -232,8 +236,8 @@ def local_complexity(network: "Network", points: Any, radius: Any, *, norm: Norm
         raise InvalidInputError(f"radius: expected a positive number, got {format_rational(r)}")
     n = network.input_dim
     X, EX, exact = _points(points, n)
-    if engine == "auto":
-        engine = "complex" if n <= _COMPLEX_DIMENSION else "cells"
+    if engine == "auto" or staged:
+        engine = "complex" if n <= _COMPLEX_DIMENSION or staged else "cells"
     if engine == "complex" and norm == "1":
         from polyregions.measures._local_complex import check_l1_dimension
 
@@ -244,10 +248,11 @@ def local_complexity(network: "Network", points: Any, radius: Any, *, norm: Norm
     from polyregions.measures._local_filter import doubled
     from polyregions.regions._cell_programs import float_point, homogeneous
 
-    local = LocalNetwork(network)
+    local = None if staged else LocalNetwork(network)
     count = X.shape[0]
     r_double, r_error = doubled(r)
-    single = single_region_points(local.fnet, X, EX, radius=r_double, radius_error=r_error, norm=norm)
+    single = np.zeros(count, dtype=bool) if local is None else \
+        single_region_points(local.fnet, X, EX, radius=r_double, radius_error=r_error, norm=norm)
     activation = np.ones(count, dtype=np.int64)
     linear = np.ones(count, dtype=np.int64)
     crossing: list[tuple[int, ...]] = [()] * count
@@ -276,7 +281,8 @@ def _counted(network: "Network", items: list[_Item], radius: Fraction, norm: Nor
     from polyregions.regions._cell_programs import to_fractions
     from polyregions.regions._mesh.support import one_blas_thread
 
-    local = local if local is not None else LocalNetwork(network)
+    if local is None and engine != "complex":
+        local = LocalNetwork(network)
     out = []
     with one_blas_thread():  # small products: BLAS threads only cost time on shared cores
         for i, point, X, EX in items:
@@ -332,7 +338,8 @@ def load_points(path: str | os.PathLike, *, input_dim: int) -> Any:
     Raises
     ------
     InvalidInputError
-        When the file cannot be read or its points are malformed; the message names the file and the field.
+        When the file cannot be read, holds no points or malformed ones (the message names the file and the
+        field), or when ``input_dim`` is not a positive integer.
 
     Examples
     --------
@@ -346,12 +353,14 @@ def load_points(path: str | os.PathLike, *, input_dim: int) -> Any:
     """
     from polyregions.exact.rationals import rational_vector
 
-    name = str(path)
+    name = expect_path(path)
+    expect_dimension(input_dim, "input_dim")
     if name.endswith((".npy", ".npz")):
         array = _read_array(path, name)
         if array.ndim != 2 or array.shape[1] != input_dim:
             raise InvalidInputError(f"{name}: points: expected an array of shape (count, {input_dim}), got "
                                     f"{array.shape}")
+        expect_point_count(len(array), f"{name}: points")
         if array.dtype.kind == "f":
             if not np.isfinite(array).all():
                 raise InvalidInputError(f"{name}: points: expected finite numbers, got NaN or infinity")
@@ -364,6 +373,7 @@ def load_points(path: str | os.PathLike, *, input_dim: int) -> Any:
     data = read_json(path)
     if not isinstance(data, list):
         raise InvalidInputError(f"{name}: expected a JSON list of points, got {type(data).__name__}")
+    expect_point_count(len(data), f"{name}: points")
     return [rational_vector(p, what=f"{name}: points[{i}]", length=input_dim) for i, p in enumerate(data)]
 
 
@@ -371,15 +381,20 @@ def _read_array(path: str | os.PathLike, name: str) -> np.ndarray:
     """The array of an ``.npy`` file, or the points array of an ``.npz`` archive."""
     import zipfile
 
+    from polyregions._input_files import open_input
+
     try:
-        loaded = np.load(path, allow_pickle=False)
-        if isinstance(loaded, np.ndarray):
-            return loaded
-        with loaded:  # an .npz archive
-            names = list(loaded.files)
-            chosen = "points" if "points" in names else (names[0] if len(names) == 1 else None)
-            if chosen is not None:
-                return loaded[chosen]
+        with open_input(path) as handle:  # a regular file of a readable size: a FIFO would block np.load
+            loaded = np.load(handle, allow_pickle=False)
+            if isinstance(loaded, np.ndarray):
+                return loaded
+            with loaded:  # an .npz archive
+                names = list(loaded.files)
+                chosen = "points" if "points" in names else (names[0] if len(names) == 1 else None)
+                if chosen is not None:
+                    return loaded[chosen]
+    except InvalidInputError:
+        raise
     except OSError as error:
         raise InvalidInputError(f"{name}: cannot read the file: {error.strerror or error}") from None
     except (ValueError, EOFError, zipfile.BadZipFile, MemoryError) as error:

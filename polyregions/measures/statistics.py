@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from polyregions._arguments import expect_complex
 from polyregions.errors import CertificateError, InvalidInputError, UnboundedError
 from polyregions.exact._integers import primitive
 from polyregions.exact.linalg import rank
@@ -213,6 +214,7 @@ def region_statistics(complex_: "RegionComplex", *, bits: int = 40) -> RegionSta
     >>> stats.facets.tolist(), stats.within_gaines_bi()
     ([4, 4, 4, 4], True)
     """
+    expect_complex(complex_)
     if isinstance(bits, bool) or not isinstance(bits, int) or bits < 1:
         raise InvalidInputError(f"bits: expected a positive integer, got {bits!r}")
     domain = complex_.domain

@@ -37,11 +37,13 @@ from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Sequence
 
+from polyregions._arguments import expect_network, expect_points
 from polyregions.errors import InvalidInputError
 from polyregions.exact.linalg import Vector
 from polyregions.exact.surds import SurdSum
 
 if TYPE_CHECKING:
+    from polyregions.networks.graph import GraphNetwork
     from polyregions.networks.network import Network
     from polyregions.regions.enumeration import Engine
 
@@ -126,12 +128,8 @@ class Trajectory:
 
     def transitions_per_layer(self) -> tuple[int, ...]:
         """Neuron transitions along the curve, per layer with neurons."""
-        bounds = []
-        start = 0
-        for layer in self.network.layers:
-            if not layer.activation.is_linear:
-                bounds.append((start, start + layer.width))
-                start += layer.width
+        layers = [layer for layer, _ in self.network.neurons]  # per neuron, its layer (or stage)
+        bounds = [(layers.index(layer), len(layers) - layers[::-1].index(layer)) for layer in sorted(set(layers))]
         counts = [0] * len(bounds)
         for p, q in zip(self.runs, self.runs[1:]):
             for i, (a, b) in enumerate(bounds):
@@ -172,6 +170,10 @@ class Trajectory:
         result = []
         for piece in self.pieces:
             net = self.maps[piece.segment]
+            if hasattr(net, "selection"):  # a graph network's stages
+                result.append(_staged_squared_speeds(net, piece.pattern, self.points[piece.segment],
+                                                     self.points[piece.segment + 1]))
+                continue
             if piece.segment not in forms:
                 forms[piece.segment] = integer_layers(net)
             maps = PatternMaps.of(net, piece.pattern, integer_form=forms[piece.segment])
@@ -244,7 +246,24 @@ def _interval(region) -> tuple[Fraction, Fraction]:
     return lo, hi
 
 
-def trajectory(network: "Network", points: Any, *, engine: Engine = "mesh") -> Trajectory:
+def _staged_squared_speeds(net, pattern, a, b) -> tuple[Fraction, ...]:
+    """``|v_s|^2`` for the input and each stage's output along the segment of a staged network on ``t``."""
+    from flint import fmpq_mat
+
+    pieces = net._check_pattern(pattern)
+    speeds = [sum(((y - x) ** 2 for x, y in zip(a, b)), _ZERO)]
+    v = fmpq_mat([[1]])
+    position = 0
+    for stage in net.layers:
+        count = len(stage.neurons)
+        S, _ = net.selection(stage, pieces[position:position + count])
+        position += count
+        v = S * (stage._flint[0] * v)
+        speeds.append(sum((Fraction(int(c.p), int(c.q)) ** 2 for c in v.entries()), _ZERO))
+    return tuple(speeds)
+
+
+def trajectory(network: "Network | GraphNetwork", points: Any, *, engine: Engine = "mesh") -> Trajectory:
     """The regions, transitions and lengths of ``network`` along the polyline through ``points``.
 
     Parameters
@@ -277,6 +296,7 @@ def trajectory(network: "Network", points: Any, *, engine: Engine = "mesh") -> T
     >>> t.regions, t.distinct_patterns, t.transitions_per_layer()
     (4, 3, (3,))
     """
+    network = expect_network(network)
     pts = _check_points(points, network.input_dim)
     pieces, maps = [], []
     for i in range(len(pts) - 1):
@@ -336,7 +356,7 @@ def line_regions(network: "Network", point: Any, *, through: Any = None, engine:
     >>> line_regions(net, [1]).regions
     3
     """
-    n = network.input_dim
+    n = expect_network(network).input_dim
     p = _check_points([through if through is not None else [0] * n, point], n)
     origin, end = p
     direction = tuple(b - a for a, b in zip(origin, end))
@@ -384,4 +404,5 @@ def regions_along_lines(network: "Network", inputs: Sequence[Any], *, through: A
     >>> pr.regions_along_lines(net, [[1, 0], [1, 1], [1, 2]])
     [2, 2, 3]
     """
-    return [line_regions(network, x, through=through).regions for x in inputs]
+    points = expect_points(inputs, "inputs", dim=expect_network(network).input_dim)
+    return [line_regions(network, x, through=through).regions for x in points]

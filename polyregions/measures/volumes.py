@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from polyregions._arguments import expect_complex
 from polyregions.errors import InvalidInputError
 from polyregions.exact.linalg import Matrix, determinant, matmul
 from polyregions.exact.surds import SurdSum, sqrt_of_rational
@@ -136,7 +137,7 @@ class BoundaryVolumes:
         }
 
 
-def boundary_volumes(source) -> BoundaryVolumes:
+def boundary_volumes(source, *, progress: bool = False) -> BoundaryVolumes:
     """The volumes of ``B_{N,1}, ..., B_{N,d}`` inside a bounded domain, exactly.
 
     Parameters
@@ -144,6 +145,8 @@ def boundary_volumes(source) -> BoundaryVolumes:
     source : RegionComplex, FaceComplex or Boundary
         The regions of a network on a bounded domain of dimension ``d`` (from
         :func:`~polyregions.regions.enumeration.enumerate_regions`), or their faces or boundary if already computed.
+    progress : bool, keyword-only
+        Show a progress bar on a terminal (the faces of ``B_N``, then each piece's volume).
 
     Returns
     -------
@@ -172,11 +175,20 @@ def boundary_volumes(source) -> BoundaryVolumes:
     >>> [str(v) for v in volumes.exact], volumes.density
     (['2*sqrt(2)', '0'], 0.7071067811865476)
     """
-    b = source if isinstance(source, Boundary) else boundary(source)
-    fc = b.faces
-    d = fc.dim
-    volume = FaceVolumes(fc, input_metric(fc.complex.domain))  # shares triangulations among the pieces
-    exact = [SurdSum.from_terms(volume.total(b.pieces(k))) for k in range(1, d + 1)]
+    expect_complex(source, "source", also=(FaceComplex, Boundary))
+    from polyregions._progress import progress_bar
+
+    with progress_bar(total=None, desc="boundary", enabled=progress) as bar:
+        b = source if isinstance(source, Boundary) else boundary(source)
+        fc = b.faces
+        d = fc.dim
+        bar.total = d + 1
+        bar.update(1)
+        volume = FaceVolumes(fc, input_metric(fc.complex.domain))  # shares triangulations among the pieces
+        exact = []
+        for k in range(1, d + 1):
+            exact.append(SurdSum.from_terms(volume.total(b.pieces(k))))
+            bar.update(1)
     values, errors = zip(*(v.bounds() for v in exact))
     dom = domain_volume(fc.complex.domain)
     a, ea = values[0], errors[0]

@@ -30,11 +30,16 @@ def truncations(network: "Network") -> list["Network"]:
     >>> [t.widths for t in truncations(he_normal([2, 4, 3], seed=0, output_dim=1))]
     [(4,), (4, 3)]
     """
+    from polyregions._arguments import expect_network
     from polyregions.networks.network import Network
 
+    network = expect_network(network)
     out = []
     for l, layer in enumerate(network.layers):
-        if not layer.activation.is_linear:
+        if not hasattr(layer, "activation"):  # a graph network's stage: truncated after it when it has neurons
+            if layer.neurons:  # type: ignore[attr-defined]
+                out.append(type(network)(network.input_dim, network.layers[:l + 1]))
+        elif not layer.activation.is_linear:
             out.append(Network(network.input_dim, network.layers[:l + 1]))
     if not out:
         raise InvalidInputError("network: expected at least one layer with a non-linear activation, got only "

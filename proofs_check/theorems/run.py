@@ -1,8 +1,11 @@
-"""``python -m proofs_check theorems [--size quick|full] [--out DIR] [--only NAME ...] [--workers N]``.
+"""``python -m proofs_check theorems [--size quick|full] [--out DIR] [--only NAME ...] [--workers N]
+[--progress | --quiet]``.
 
 Runs the checks, writes ``NAME.md``, ``NAME.json`` (and ``NAME.png`` when matplotlib is installed) for each and
 ``summary.md`` / ``summary.json`` into ``DIR``, prints one line per check and exits with 0 when every check
-passed, 1 when a bound or band is broken (or a check could not run), 2 on a usage error.
+passed, 1 when a bound or band is broken (or a check could not run), 2 on a usage error, 130 on Ctrl-C or
+SIGTERM (one line on standard error; the reports of the finished checks stay). Progress goes to standard error
+on a terminal.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import json
 import sys
 import traceback
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from . import CHECKS, load_check
 from ._report import SIZES, CheckResult, markdown_table, plain, write_report
@@ -36,10 +39,14 @@ def _crashed(name: str, size: str, exc: BaseException) -> CheckResult:
 
 
 def run_checks(names: Sequence[str] = CHECKS, *, size: str = "quick", out: str | Path | None = DEFAULT_OUT,
-               workers: int = 1, echo=print) -> list[CheckResult]:
-    """Run the named checks at ``size``; write their reports into ``out`` (None: write nothing)."""
-    results = []
+               workers: int = 1, echo=print, progress: Callable[[int, str], None] | None = None) -> list[CheckResult]:
+    """Run the named checks at ``size``; write their reports into ``out`` (None: write nothing).
+
+    ``progress``, when given, is called with the number of checks finished and the name of the one starting."""
+    results: list[CheckResult] = []
     for name in names:
+        if progress is not None:
+            progress(len(results), name)
         try:
             module = load_check(name)
             result = module.run(size, workers=workers)
@@ -77,18 +84,37 @@ def _write_summary(results: list[CheckResult], out: Path, size: str) -> None:
     (out / "summary.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 
 
+def build_parser(prog: str = "python -m proofs_check theorems") -> argparse.ArgumentParser:
+    """The command line of the theorem checks."""
+    from .._progress import add_progress_options
+
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="Check every statement of THEOREMS.md on a sweep of exact computations (with polyregions) "
+                    "and write a report per statement: NAME.md, NAME.json (and NAME.png with matplotlib) for "
+                    "each check, and summary.md and summary.json, into the report directory. One line per check "
+                    "is printed as it finishes.",
+        epilog="Exit status: 0 every check passed; 1 a bound or band is broken, or a check could not run; 2 a "
+               "usage error; 130 interrupted by Ctrl-C or SIGTERM (the reports of the checks that finished are "
+               "kept).")
+    parser.add_argument("--size", choices=SIZES, default="quick",
+                        help="quick: a small sweep in seconds, what CI runs (the default); full: the whole sweep, "
+                             "minutes")
+    parser.add_argument("--out", default=DEFAULT_OUT, metavar="DIR",
+                        help=f"the report directory, created when missing (default {DEFAULT_OUT})")
+    parser.add_argument("--only", nargs="+", metavar="NAME", choices=CHECKS,
+                        help=f"run only these checks, in the usual order (from: {', '.join(CHECKS)}; default all)")
+    parser.add_argument("--workers", type=int, default=1, metavar="N",
+                        help="processes for the network sweeps (default 1: all in this process)")
+    add_progress_options(parser)
+    return parser
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line; returns the exit status."""
-    parser = argparse.ArgumentParser(prog="python -m proofs_check theorems",
-                                     description="Check every statement of THEOREMS.md on a sweep of exact "
-                                                 "computations and write a report per statement.")
-    parser.add_argument("--size", choices=SIZES, default="quick",
-                        help="quick (seconds, what CI runs) or full (the whole sweep; minutes)")
-    parser.add_argument("--out", default=DEFAULT_OUT, help=f"report directory (default {DEFAULT_OUT})")
-    parser.add_argument("--only", nargs="+", metavar="NAME", choices=CHECKS,
-                        help=f"run only these checks (from: {', '.join(CHECKS)})")
-    parser.add_argument("--workers", type=int, default=1,
-                        help="processes for the network sweeps (default 1: in this process)")
+    from .._progress import Progress, wanted
+
+    parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
@@ -98,7 +124,13 @@ def main(argv: Sequence[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     names = [n for n in CHECKS if n in set(args.only)] if args.only else list(CHECKS)
-    results = run_checks(names, size=args.size, out=args.out, workers=args.workers)
+    with Progress("proofs_check theorems", total=len(names), enabled=wanted(args)) as shown:
+        def follow(done: int, name: str) -> None:
+            shown.done = done
+            shown.step(name)
+
+        results = run_checks(names, size=args.size, out=args.out, workers=args.workers, echo=shown.print,
+                             progress=follow)
     failed = [r.name for r in results if not r.passed]
     if failed:
         print(f"{len(failed)} of {len(results)} checks FAILED: {', '.join(failed)}; reports in {args.out}")
@@ -110,4 +142,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from .._interrupts import run_interruptibly
+
+    sys.exit(run_interruptibly(main))

@@ -71,8 +71,7 @@ class Case:
     ``files`` maps names (relative to the working directory of the run) to their content: text, bytes, a
     dict or list (written as JSON), ``np.ndarray`` dicts (an ``.npz``) or a special file. The run must end
     with ``status`` and exactly one ``polyregions: error:`` line on standard error mentioning every string
-    of ``names``. A ``heavy`` case runs only in a subprocess under a memory limit; ``pending`` marks a case
-    that waits for a fix outside this corpus's files (the reason says which).
+    of ``names``. A ``heavy`` case runs only in a subprocess under a memory limit.
     """
 
     name: str
@@ -81,7 +80,6 @@ class Case:
     names: tuple[str, ...] = ()
     status: int = 2
     heavy: bool = False
-    pending: str | None = None
     tags: tuple[str, ...] = field(default=())
 
 
@@ -210,7 +208,8 @@ def _network_commands(file: str) -> list[tuple[str, ...]]:
             ("topology", file, "--box", "-1,1"),
             ("plot", "regions", file, "--box", "-1,1", "-o", "picture.png"),
             ("search", "--claim", "raghu", "--start", file, "--evaluations", "2"),
-            ("regions", file, "--box", "-1,1", "--engine", "lp", "--json")]
+            ("regions", file, "--box", "-1,1", "--engine", "lp", "--json"),
+            ("local", file, "--points", "points.json", "--radius", "1/2")]
 
 
 def _domain_commands(file: str) -> list[tuple[str, ...]]:
@@ -727,67 +726,203 @@ def _search_cases() -> Iterator[Case]:
 
 # --- arrangements -------------------------------------------------------------------------------------------
 
-_ARRANGEMENTS_IO = None
-
-
 def _arrangement_cases() -> Iterator[Case]:
     commands = [("arrangement", "arr.json"), ("arrangement", "arr.json", "--json"),
                 ("plot", "arrangement", "arr.json", "-o", "p.png"), ("plot", "poset", "arr.json", "-o", "p.svg")]
-    docs: list[tuple[str, Any, str, str | None]] = [
-        ("format missing", _edit(ARRANGEMENT, ("format",), _DELETE), "format", None),
-        ("format wrong", _edit(ARRANGEMENT, ("format",), "polyregions.network/1"), "format", None),
+    docs: list[tuple[str, Any, str]] = [
+        ("format missing", _edit(ARRANGEMENT, ("format",), _DELETE), "format"),
+        ("format wrong", _edit(ARRANGEMENT, ("format",), "polyregions.network/1"), "format"),
         ("dimension missing with no hyperplanes",
-         _edit(_edit(ARRANGEMENT, ("dimension",), _DELETE), ("hyperplanes",), []), "dimension", _ARRANGEMENTS_IO),
-        ("dimension text", _edit(ARRANGEMENT, ("dimension",), "2"), "dimension", None),
-        ("dimension negative", _edit(ARRANGEMENT, ("dimension",), -1), "dimension", None),
-        ("dimension boolean", _edit(ARRANGEMENT, ("dimension",), True), "dimension", None),
-        ("dimension wrong", _edit(ARRANGEMENT, ("dimension",), 3), "arr.json", None),
-        ("hyperplanes missing", _edit(ARRANGEMENT, ("hyperplanes",), _DELETE), "hyperplanes", None),
-        ("hyperplanes an object", _edit(ARRANGEMENT, ("hyperplanes",), {"a": 1}), "hyperplanes", None),
-        ("zero row", _edit(ARRANGEMENT, ("hyperplanes", 0), [0, 0, 1]), "arr.json", None),
-        ("ragged row", _edit(ARRANGEMENT, ("hyperplanes", 0), [1, 0]), "arr.json", None),
-        ("a list", [ARRANGEMENT], "arr.json", None),
-        ("arabic-indic entry", _edit(ARRANGEMENT, ("hyperplanes", 0, 0), "\u0661"), "arr.json", None),
-        ("entry of 10001 digits", _edit(ARRANGEMENT, ("hyperplanes", 0, 0), "1" * 10001), "arr.json", None),
-        ("entry 1e-400000000", _edit(ARRANGEMENT, ("hyperplanes", 0, 0), "1e-400000000"), "arr.json", None),
-        ("NaN entry", _with_hole(ARRANGEMENT, ("hyperplanes", 0, 0), "NaN"), "arr.json", None),
+         _edit(_edit(ARRANGEMENT, ("dimension",), _DELETE), ("hyperplanes",), []), "dimension"),
+        ("dimension text", _edit(ARRANGEMENT, ("dimension",), "2"), "dimension"),
+        ("dimension negative", _edit(ARRANGEMENT, ("dimension",), -1), "dimension"),
+        ("dimension boolean", _edit(ARRANGEMENT, ("dimension",), True), "dimension"),
+        ("dimension wrong", _edit(ARRANGEMENT, ("dimension",), 3), "arr.json"),
+        ("hyperplanes missing", _edit(ARRANGEMENT, ("hyperplanes",), _DELETE), "hyperplanes"),
+        ("hyperplanes an object", _edit(ARRANGEMENT, ("hyperplanes",), {"a": 1}), "hyperplanes"),
+        ("zero row", _edit(ARRANGEMENT, ("hyperplanes", 0), [0, 0, 1]), "arr.json"),
+        ("ragged row", _edit(ARRANGEMENT, ("hyperplanes", 0), [1, 0]), "arr.json"),
+        ("a list", [ARRANGEMENT], "arr.json"),
+        ("arabic-indic entry", _edit(ARRANGEMENT, ("hyperplanes", 0, 0), "\u0661"), "arr.json"),
+        ("entry of 10001 digits", _edit(ARRANGEMENT, ("hyperplanes", 0, 0), "1" * 10001), "arr.json"),
+        ("entry 1e-400000000", _edit(ARRANGEMENT, ("hyperplanes", 0, 0), "1e-400000000"), "arr.json"),
+        ("NaN entry", _with_hole(ARRANGEMENT, ("hyperplanes", 0, 0), "NaN"), "arr.json"),
         ("integer literal of 10001 digits", _with_hole(ARRANGEMENT, ("hyperplanes", 0, 0), "7" * 10001),
-         "arr.json", _ARRANGEMENTS_IO),
-        ("nested 100000 deep", b"[" * 100_000 + b"]" * 100_000, "arr.json", _ARRANGEMENTS_IO),
-        ("not JSON", b"{", "arr.json", None),
-        ("not UTF-8", b"\xff\xfe\x00", "arr.json", None),
+         "arr.json"),
+        ("nested 100000 deep", b"[" * 100_000 + b"]" * 100_000, "arr.json"),
+        ("not JSON", b"{", "arr.json"),
+        ("not UTF-8", b"\xff\xfe\x00", "arr.json"),
     ]
-    for i, (label, doc, shown, pending) in enumerate(docs):
+    for i, (label, doc, shown) in enumerate(docs):
         yield Case(f"arrangement file: {label}", _cycle(commands, i), (("arr.json", doc),), (shown,),
-                   pending=pending, tags=("arrangement",))
-    # (label, name, content, heavy, pending): a heavy file or name would exhaust memory if it were read or built,
-    # so it runs only in a process under the memory limit; a FIFO runs there too while reading it still blocks.
-    files_ = [("directory", "arr.json", Directory(), False, None),
-              ("FIFO", "arr.json", Fifo(), False, _ARRANGEMENTS_IO),
-              ("/dev/zero", "/dev/zero", None, True, _ARRANGEMENTS_IO),
-              ("sparse 2 GiB", "arr.json", Sparse(2 << 30), True, _ARRANGEMENTS_IO)]
-    for label, name, content, heavy, pending in files_:
-        heavy = heavy or pending is not None
+                   tags=("arrangement",))
+    # (label, name, content, heavy): a heavy file or name would exhaust memory if it were read or built, so it
+    # runs only in a process under the memory limit.
+    files_ = [("directory", "arr.json", Directory(), False),
+              ("FIFO", "arr.json", Fifo(), False),
+              ("/dev/zero", "/dev/zero", None, True),
+              ("sparse 2 GiB", "arr.json", Sparse(2 << 30), True)]
+    for label, name, content, heavy in files_:
         files = ((name, content),) if content is not None else ()
         for command in commands[::2][:1 if heavy else 2]:
             command = tuple(name if part == "arr.json" else part for part in command)
             yield Case(f"arrangement file {label} ({command[0]})", command, files, (name,), heavy=heavy,
-                       pending=pending, tags=("arrangement",))
-    names = [("empty", "", False, None), ("no size", "braid", False, None), ("letters", "braid:x", False, None),
-             ("negative", "braid:-1", False, _ARRANGEMENTS_IO), ("unknown", "nope:3", False, None),
-             ("generic too few", "generic:1", False, None),
-             ("arabic-indic size", "braid:\u0663", False, _ARRANGEMENTS_IO),
-             ("braid of 100000", "braid:100000", True, _ARRANGEMENTS_IO),
-             ("generic of a million hyperplanes", "generic:1000000,3", True, _ARRANGEMENTS_IO),
-             ("size of 10001 digits", "braid:" + "9" * 10001, True, _ARRANGEMENTS_IO)]
-    for label, name, heavy, pending in names:
+                       tags=("arrangement",))
+    names = [("empty", "", False), ("no size", "braid", False), ("letters", "braid:x", False),
+             ("negative", "braid:-1", False), ("unknown", "nope:3", False), ("generic too few", "generic:1", False),
+             ("arabic-indic size", "braid:\u0663", False), ("braid of 100000", "braid:100000", True),
+             ("generic of a million hyperplanes", "generic:1000000,3", True),
+             ("size of 10001 digits", "braid:" + "9" * 10001, True)]
+    for label, name, heavy in names:
         commands_ = (("arrangement", "--name", name), ("plot", "poset", "--name", name, "-o", "p.png"))
         for command in commands_[:1 if heavy else 2]:  # an arrangement too large to build: once, in a process
             yield Case(f"arrangement --name {label} ({command[0]})", command, (), ("--name",), heavy=heavy,
-                       pending=pending, tags=("arrangement",))
+                       tags=("arrangement",))
     for command in (("arrangement",), ("arrangement", "arr.json", "--name", "braid:3")):
         yield Case(f"arrangement usage {len(command)}", command, (("arr.json", ARRANGEMENT),), ("FILE",),
                    tags=("arrangement",))
+
+
+# --- polyregions local: points files and neighbourhoods --------------------------------------------------------
+
+#: Three points of ``NET``'s input space, in every spelling a points file allows.
+POINTS = [[0, 0], ["1/2", "-1/3"], [0.25, 1]]
+
+
+def _npy_bytes(array: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, array)  # an object array is pickled: the reader must refuse it
+    return buffer.getvalue()
+
+
+def _local_cases() -> Iterator[Case]:
+    local = ("local", "net.json", "--radius", "1/2", "--points")
+    # (label, file name, content or None for no file, what the error names besides the file, heavy)
+    files: list[tuple[str, str, Any, str, bool]] = [
+        ("missing", "points.json", None, "", False),
+        ("directory", "points.json", Directory(), "directory", False),
+        ("FIFO", "points.json", Fifo(), "FIFO", False),
+        ("FIFO .npy", "points.npy", Fifo(), "FIFO", False),
+        ("FIFO .npz", "points.npz", Fifo(), "FIFO", False),
+        ("dangling symbolic link", "points.json", Symlink("nowhere.json"), "", False),
+        ("/dev/null", "/dev/null", None, "", False),
+        ("/dev/zero", "/dev/zero", None, "", True),
+        ("symbolic link to /dev/zero .npy", "zero.npy", Symlink("/dev/zero"), "", True),
+        ("sparse 2 GiB", "points.json", Sparse(2 << 30), "", True),
+        ("sparse 2 GiB .npy", "points.npy", Sparse(2 << 30), "", True),
+        ("empty file", "points.json", b"", "", False),
+        ("white space only", "points.json", b" \n", "", False),
+        ("not JSON", "points.json", b"[[0, 0]", "", False),
+        ("not UTF-8", "points.json", b"\xff\xfe[\x00[\x000\x00", "", False),
+        ("nested 100000 deep", "points.json", b"[" * 100_000 + b"]" * 100_000, "", False),
+        ("an object", "points.json", {"points": POINTS}, "dict", False),
+        ("a number", "points.json", 3, "int", False),
+        ("empty list", "points.json", [], "points", False),
+        ("a point of three numbers", "points.json", POINTS + [[0, 0, 0]], "points[3]", False),
+        ("a point of one number", "points.json", [[0]], "points[0]", False),
+        ("a flat list", "points.json", [0, 0], "points[0]", False),
+        ("a point that is text", "points.json", ["0,0"], "points[0]", False),
+        ("NaN literal", "points.json", "[[0, 0], [NaN, 1]]", "points[1][0]", False),
+        ("Infinity literal", "points.json", "[[0, -Infinity]]", "points[0][1]", False),
+        ("float literal 1e400", "points.json", "[[1e400, 0]]", "points[0][0]", False),
+        ("null entry", "points.json", [[None, 0]], "points[0][0]", False),
+        ("boolean entry", "points.json", [[True, 0]], "points[0][0]", False),
+        ("arabic-indic entry", "points.json", [["\u0661", 0]], "points[0][0]", False),
+        ("em space entry", "points.json", [["\u2003 1", 0]], "points[0][0]", False),
+        ("entry 1/0", "points.json", [[0, "1/0"]], "points[0][1]", False),
+        ("entry of 10001 digits", "points.json", [["1" * 10001, 0]], "points[0][0]", False),
+        ("entry exponent 1e-400000000", "points.json", [["1e-400000000", 0]], "points[0][0]", False),
+        ("integer literal of 10001 digits", "points.json", "[[" + "7" * 10001 + ", 0]]", "", False),
+        (".npy of three columns", "points.npy", _npy_bytes(np.zeros((2, 3))), "(2, 3)", False),
+        (".npy of one dimension", "points.npy", _npy_bytes(np.zeros(2)), "(2,)", False),
+        (".npy NaN", "points.npy", _npy_bytes(np.array([[0.0, np.nan]])), "NaN", False),
+        (".npy infinity", "points.npy", _npy_bytes(np.array([[np.inf, 0.0]], dtype=np.float32)), "NaN", False),
+        (".npy empty", "points.npy", _npy_bytes(np.zeros((0, 2))), "points", False),
+        (".npy strings", "points.npy", _npy_bytes(np.array([["0", "1"]])), "dtype", False),
+        (".npy complex", "points.npy", _npy_bytes(np.zeros((1, 2)) + 1j), "dtype", False),
+        (".npy booleans", "points.npy", _npy_bytes(np.ones((1, 2), dtype=bool)), "dtype", False),
+        (".npy of objects (pickle)", "points.npy", _npy_bytes(np.array([[0, 1]], dtype=object)), "", False),
+        (".npy not an array", "points.npy", b"not an array", "", False),
+        (".npy truncated", "points.npy", _npy_bytes(np.zeros((100, 2)))[:200], "", False),
+        (".npy empty file", "points.npy", b"", "", False),
+        (".npy JSON points", "points.npy", json.dumps(POINTS).encode(), "", False),
+        (".npz two arrays", "points.npz", _npz(a=np.zeros((1, 2)), b=np.zeros((1, 2))), "points", False),
+        (".npz no arrays", "points.npz", _npz(), "points", False),
+        (".npz points of three columns", "points.npz", _npz(points=np.zeros((1, 3))), "(1, 3)", False),
+        (".npz not a zip archive", "points.npz", b"PK\x03\x04 not a zip archive", "", False),
+    ]
+    for label, name, content, shown, heavy in files:
+        materialised = ((name, content),) if content is not None else ()
+        yield Case(f"local --points {label}", local + (name,), (("net.json", NET),) + materialised,
+                   (name, shown) if shown else (name,), heavy=heavy, tags=("local",))
+    points = (("net.json", NET), ("points.json", POINTS))
+    radii = [("negative", "-1/2"), ("zero", "0"), ("zero as a quotient", "0/5"), ("text", "one"), ("empty", ""),
+             ("nan", "nan"), ("inf", "inf"), ("division by zero", "1/0"), ("arabic-indic", "\u0661/\u0662"),
+             ("fullwidth", "\uff11"), ("10001 digits", "1" * 10001), ("exponent 99999", "1e99999"),
+             ("two numbers", "1,2"), ("underscore", "1_0")]
+    for label, text in radii:
+        yield Case(f"local --radius {label}", ("local", "net.json", "--points", "points.json", f"--radius={text}"),
+                   points, ("--radius",), tags=("local",))
+    options: list[tuple[str, tuple[str, ...], str]] = [
+        ("--norm 3", ("--radius", "1", "--norm", "3"), "--norm"),
+        ("--norm l2", ("--radius", "1", "--norm", "l2"), "--norm"),
+        ("--norm empty", ("--radius", "1", "--norm", ""), "--norm"),
+        ("--norm upper case", ("--radius", "1", "--norm", "INF"), "--norm"),
+        ("--norm 2.0", ("--radius", "1", "--norm", "2.0"), "--norm"),
+        ("--norm arabic-indic", ("--radius", "1", "--norm", "\u0662"), "--norm"),
+        ("--engine unknown", ("--radius", "1", "--engine", "mesh"), "--engine"),
+        ("--workers zero", ("--radius", "1", "--workers", "0"), "--workers"),
+        ("--workers letters", ("--radius", "1", "--workers", "x"), "--workers"),
+        ("--workers arabic-indic", ("--radius", "1", "--workers", "\u0663"), "--workers"),
+        ("--workers fullwidth", ("--radius", "1", "--workers", "\uff12"), "--workers"),
+        ("--workers of 10001 digits", ("--radius", "1", "--workers", "9" * 10001), "--workers"),
+        ("without --radius", (), "--radius"),
+        ("--radius without a value", ("--radius",), "--radius"),
+        ("unknown option", ("--radius", "1", "--fast"), "--fast"),
+    ]
+    for label, extra, shown in options:
+        yield Case(f"local {label}", ("local", "net.json", "--points", "points.json") + extra, points, (shown,),
+                   tags=("local",))
+    usage = [("without --points", ("local", "net.json", "--radius", "1"), "--points"),
+             ("without a network", ("local", "--points", "points.json", "--radius", "1"), "NETWORK"),
+             ("network missing", ("local", "missing.json", "--points", "points.json", "--radius", "1"),
+              "missing.json"),
+             ("points of another dimension", ("local", "saw.json", "--points", "points.json", "--radius", "1"),
+              "points.json")]
+    for label, argv, shown in usage:
+        yield Case(f"local {label}", argv, points + (("saw.json", SAW),), (shown,), tags=("local",))
+
+
+# --- polyregions topology: usage, domains and options -----------------------------------------------------------
+
+def _topology_cases() -> Iterator[Case]:
+    files = (("net.json", NET), ("saw.json", SAW), ("dom.json", DOMAIN),
+             ("cube.json", {"type": "box", "lower": [0, 0, 0], "upper": [1, 1, 1]}),
+             ("segment.json", {"type": "segment", "start": [0, 0], "end": [0, 0]}))
+    bad: list[tuple[str, tuple[str, ...], str]] = [
+        ("without a network", ("topology", "--box", "-1,1"), "NETWORK"),
+        ("without a domain", ("topology", "net.json"), "--box"),
+        ("with both domains", ("topology", "net.json", "--box", "-1,1", "--domain", "dom.json"), "--domain"),
+        ("network missing", ("topology", "missing.json", "--box", "-1,1"), "missing.json"),
+        ("domain missing", ("topology", "net.json", "--domain", "missing.json"), "missing.json"),
+        ("domain of another dimension", ("topology", "net.json", "--domain", "cube.json"), "cube.json"),
+        ("domain of one point", ("topology", "net.json", "--domain", "segment.json"), "segment.json"),
+        ("--box reversed", ("topology", "net.json", "--box=1,-1"), "--box"),
+        ("--box one number", ("topology", "net.json", "--box", "1"), "--box"),
+        ("--box letters", ("topology", "net.json", "--box", "a,b"), "--box"),
+        ("--box flat", ("topology", "saw.json", "--box", "0,0"), "--box"),
+        ("--box arabic-indic", ("topology", "net.json", "--box", "\u0660,\u0661"), "--box"),
+        ("--box NaN", ("topology", "net.json", "--box", "nan,1"), "--box"),
+        ("--field lower case", ("topology", "net.json", "--box", "-1,1", "--field", "q"), "--field"),
+        ("--field empty", ("topology", "net.json", "--box", "-1,1", "--field", ""), "--field"),
+        ("--field GF(2)", ("topology", "net.json", "--box", "-1,1", "--field", "GF(2)"), "--field"),
+        ("--engine unknown", ("topology", "net.json", "--box", "-1,1", "--engine", "cells"), "--engine"),
+        ("--json with a value", ("topology", "net.json", "--box", "-1,1", "--json=yes"), "--json"),
+        ("unknown option", ("topology", "net.json", "--box", "-1,1", "--betti"), "--betti"),
+        ("extra argument", ("topology", "net.json", "saw.json", "--box", "-1,1"), "saw.json"),
+    ]
+    for label, argv, shown in bad:
+        yield Case(f"topology {label}", argv, files, (shown,), tags=("topology",))
 
 
 # --- inputs that must now succeed (they used to fail with a traceback or exhaust memory) --------------------
@@ -811,7 +946,8 @@ def _accepted_cases() -> Iterator[Case]:
 
 def _all_cases() -> list[Case]:
     cases = [*_number_cases(), *_network_structure_cases(), *_json_text_cases(), *_file_kind_cases(),
-             *_npz_cases(), *_domain_structure_cases(), *_option_cases(), *_arrangement_cases()]
+             *_npz_cases(), *_domain_structure_cases(), *_option_cases(), *_arrangement_cases(), *_local_cases(),
+             *_topology_cases()]
     names = [case.name for case in cases]
     duplicates = {name for name in names if names.count(name) > 1}
     assert not duplicates, duplicates

@@ -2,7 +2,7 @@
 
 Each must raise a :class:`~polyregions.errors.PolyregionsError` (most an ``InvalidInputError``) whose message
 says what was expected, never a ``TypeError``, ``AttributeError``, ``ValueError`` or ``RecursionError`` from
-deep inside. ``pending`` names the module that still has to check the argument (another worker's file).
+deep inside.
 """
 
 from __future__ import annotations
@@ -14,9 +14,6 @@ from typing import Any, Callable
 import numpy as np
 
 __all__ = ["LIBRARY_CASES"]
-
-_MEASURES = "needs argument checks in polyregions/measures (boundary, volumes, distances, trajectories, topology)"
-_OTHERS = "needs argument checks in a module outside this corpus's files"
 
 
 def _net():
@@ -52,6 +49,33 @@ def _fifo(name: str) -> str:
     return name
 
 
+def _directory(name: str) -> str:
+    os.mkdir(name)
+    return name
+
+
+def _link(name: str, target: str) -> str:
+    os.symlink(target, name)
+    return name
+
+
+def _npy(name: str, array: np.ndarray) -> str:
+    np.save(name, array)  # object arrays are pickled: the reader must refuse them
+    return name
+
+
+def _truncated_npy(name: str) -> str:
+    np.save(name, np.zeros((100, 2)))
+    with open(name, "r+b") as handle:
+        handle.truncate(200)
+    return name
+
+
+def _npz(name: str, **arrays: np.ndarray) -> str:
+    np.savez(name, **arrays)
+    return name
+
+
 _BAD_NUMBERS: list[tuple[str, Any]] = [
     ("None", None), ("boolean", True), ("list", [1]), ("dict", {}), ("bytes", b"1"), ("complex", 1j),
     ("nan", float("nan")), ("inf", float("inf")), ("arabic-indic", "\u0661"), ("em space", "\u2003 1"),
@@ -59,16 +83,16 @@ _BAD_NUMBERS: list[tuple[str, Any]] = [
 ]
 
 
-def _cases() -> list[tuple[str, Callable[[], Any], str | None]]:
+def _cases() -> list[tuple[str, Callable[[], Any], tuple[str, ...]]]:
     import polyregions as pr
     from polyregions.experiments.counterexamples import search, simple_values
     from polyregions.experiments.sweeps import parse_activation, parse_seeds, sweep, sweep_tasks
     from polyregions.networks.io import load_npz
 
-    cases: list[tuple[str, Callable[[], Any], str | None]] = []
+    cases: list[tuple[str, Callable[[], Any], tuple[str, ...]]] = []
 
-    def add(name: str, call: Callable[[], Any], pending: str | None = None) -> None:
-        cases.append((name, call, pending))
+    def add(name: str, call: Callable[[], Any], *shown: str) -> None:
+        cases.append((name, call, shown))
 
     # numbers
     for label, value in _BAD_NUMBERS:
@@ -270,26 +294,150 @@ def _cases() -> list[tuple[str, Callable[[], Any], str | None]]:
     add("search evaluations zero", lambda: search("raghu", widths=[1, 2], evaluations=0))
     add("search values of one number", lambda: search("raghu", widths=[1, 2], values=[1]))
     add("search values None entries", lambda: search("raghu", widths=[1, 2], values=[None, 1]))
-    add("search domain a list", lambda: search("raghu", widths=[1, 2], domain=[0, 1]), _OTHERS)
-    add("search start a dict", lambda: search("raghu", start={"layers": []}), _OTHERS)
+    add("search domain a list", lambda: search("raghu", widths=[1, 2], domain=[0, 1]), "domain", "list")
+    add("search start a dict", lambda: search("raghu", start={"layers": []}), "start", "dict")
+    add("search start a path", lambda: search("raghu", start="net.json"), "start", "str")
+    add("search domain of another dimension", lambda: search("raghu", widths=[1, 2], domain=_box()), "domain",
+        "R^1")
 
-    # measures (other workers' modules)
-    add("boundary None", lambda: pr.boundary(None), _MEASURES)
-    add("boundary_volumes None", lambda: pr.boundary_volumes(None), _MEASURES)
-    add("boundary_volumes a list", lambda: pr.boundary_volumes([1, 2]), _MEASURES)
-    add("boundary_distances network None", lambda: pr.boundary_distances(None, [[0, 0]]), _MEASURES)
-    add("boundary_distances points None", lambda: pr.boundary_distances(_net(), None), _MEASURES)
-    add("boundary_distances kind unknown", lambda: pr.boundary_distances(_net(), [[0, 0]], kind="x"))
-    add("exact_distance point None", lambda: pr.exact_distance(_net(), None))
-    add("exact_distance network None", lambda: pr.exact_distance(None, [0, 0]), _MEASURES)
-    add("trajectory network None", lambda: pr.trajectory(None, [[0, 0], [1, 1]]), _MEASURES)
-    add("trajectory points None", lambda: pr.trajectory(_net(), None))
-    add("trajectory one point", lambda: pr.trajectory(_net(), [[0, 0]]))
-    add("decision_topology None", lambda: pr.decision_topology(None, _box()), _MEASURES)
-    add("face_complex None", lambda: pr.face_complex(None), _MEASURES)
-    add("regions_along_lines None", lambda: pr.regions_along_lines(None, [[0, 0]]), _MEASURES)
-    add("write_complex_json None", lambda: pr.write_complex_json(None, "out.json"), _OTHERS)
-    add("write_complex_json path None", lambda: pr.write_complex_json(_complex(), None), _OTHERS)
+    # measures
+    add("boundary None", lambda: pr.boundary(None), "source", "None")
+    add("boundary a network", lambda: pr.boundary(_net()), "source", "Network")
+    add("boundary_volumes None", lambda: pr.boundary_volumes(None), "source", "None")
+    add("boundary_volumes a list", lambda: pr.boundary_volumes([1, 2]), "source", "list")
+    add("boundary_volumes unbounded", lambda: pr.boundary_volumes(pr.enumerate_regions(_net(), pr.space(2))),
+        "unbounded")
+    add("boundary_distances network None", lambda: pr.boundary_distances(None, [[0, 0]]), "network", "None")
+    add("boundary_distances points None", lambda: pr.boundary_distances(_net(), None), "points", "None")
+    add("boundary_distances points empty", lambda: pr.boundary_distances(_net(), []), "points", "none")
+    add("boundary_distances points text", lambda: pr.boundary_distances(_net(), "00"), "points", "str")
+    add("boundary_distances points of another dimension", lambda: pr.boundary_distances(_net(), [[0, 0, 0]]),
+        "points[0]")
+    add("boundary_distances NaN array", lambda: pr.boundary_distances(_net(), np.array([[np.nan, 0.0]])),
+        "points", "NaN")
+    add("boundary_distances kind unknown", lambda: pr.boundary_distances(_net(), [[0, 0]], kind="x"), "kind")
+    add("exact_distance point None", lambda: pr.exact_distance(_net(), None), "point")
+    add("exact_distance network None", lambda: pr.exact_distance(None, [0, 0]), "network", "None")
+    add("exact_distance kind a list", lambda: pr.exact_distance(_net(), [0, 0], kind=["linear"]), "kind")
+    add("trajectory network None", lambda: pr.trajectory(None, [[0, 0], [1, 1]]), "network", "None")
+    add("trajectory points None", lambda: pr.trajectory(_net(), None), "points")
+    add("trajectory one point", lambda: pr.trajectory(_net(), [[0, 0]]), "points")
+    add("trajectory engine unknown", lambda: pr.trajectory(_net(), [[0, 0], [1, 1]], engine="fast"), "engine")
+    add("face_complex None", lambda: pr.face_complex(None), "complex_", "None")
+    add("face_complex a network", lambda: pr.face_complex(_net()), "complex_", "Network")
+    add("regions_along_lines None", lambda: pr.regions_along_lines(None, [[0, 0]]), "network", "None")
+    add("regions_along_lines inputs None", lambda: pr.regions_along_lines(_net(), None), "inputs", "None")
+    add("regions_along_lines input at the origin", lambda: pr.regions_along_lines(_net(), [[0, 0]]), "points[1]")
+    add("write_complex_json None", lambda: pr.write_complex_json(None, "out.json"), "complex_", "None")
+    add("write_complex_json path None", lambda: pr.write_complex_json(_complex(), None), "path", "None")
+    add("write_complex_json path bytes", lambda: pr.write_complex_json(_complex(), b"out.json"), "path", "bytes")
+    add("write_complex_json path empty", lambda: pr.write_complex_json(_complex(), ""), "path")
+    add("write_graphml None", lambda: pr.write_graphml(None, "out.graphml"), "complex_", "None")
+    add("write_graphml path a number", lambda: pr.write_graphml(_complex(), 3), "path", "int")
+
+    # decision topology
+    add("decision_topology None", lambda: pr.decision_topology(None, _box()), "network", "None")
+    add("decision_topology network a dict", lambda: pr.decision_topology({"layers": []}, _box()), "network",
+        "dict")
+    add("decision_topology domain None", lambda: pr.decision_topology(_net(), None), "domain", "None")
+    add("decision_topology domain a list", lambda: pr.decision_topology(_net(), [[-1, 1], [-1, 1]]), "domain",
+        "list")
+    add("decision_topology domain of another dimension", lambda: pr.decision_topology(_net(), pr.box([0], [1])),
+        "domain", "R^1")
+    add("decision_topology domain unbounded", lambda: pr.decision_topology(_net(), pr.space(2)), "unbounded")
+    add("decision_topology field unknown", lambda: pr.decision_topology(_net(), _box(), field="GF(3)"), "field")
+    add("decision_topology field a list", lambda: pr.decision_topology(_net(), _box(), field=["Q"]), "field")
+    add("decision_topology engine unknown", lambda: pr.decision_topology(_net(), _box(), engine="fast"), "engine")
+
+    # local complexity
+    lc = pr.local_complexity
+    add("local_complexity network None", lambda: lc(None, [[0, 0]], 1), "network", "None")
+    add("local_complexity network a complex", lambda: lc(_complex(), [[0, 0]], 1), "network", "RegionComplex")
+    add("local_complexity points None", lambda: lc(_net(), None, 1), "points", "None")
+    add("local_complexity points empty", lambda: lc(_net(), [], 1), "points", "none")
+    add("local_complexity points empty array", lambda: lc(_net(), np.zeros((0, 2)), 1), "points", "none")
+    add("local_complexity points text", lambda: lc(_net(), "0,0", 1), "points", "str")
+    add("local_complexity points a dict", lambda: lc(_net(), {"x": [0, 0]}, 1), "points", "dict")
+    add("local_complexity points a generator", lambda: lc(_net(), ([0, 0] for _ in range(1)), 1), "points")
+    add("local_complexity points a flat list", lambda: lc(_net(), [0, 0], 1), "points[0]")
+    add("local_complexity points of another dimension", lambda: lc(_net(), [[0, 0, 0]], 1), "points[0]")
+    add("local_complexity points ragged", lambda: lc(_net(), [[0, 0], [0]], 1), "points[1]")
+    add("local_complexity points 1-D array", lambda: lc(_net(), np.zeros(2), 1), "points", "(2,)")
+    add("local_complexity points 3-D array", lambda: lc(_net(), np.zeros((1, 2, 1)), 1), "points", "(1, 2, 1)")
+    add("local_complexity points NaN array", lambda: lc(_net(), np.array([[0.0, np.nan]]), 1), "points", "NaN")
+    add("local_complexity points infinite", lambda: lc(_net(), [[0, float("inf")]], 1), "points[0][1]")
+    add("local_complexity points arabic-indic", lambda: lc(_net(), [["\u0661", 0]], 1), "points[0][0]")
+    add("local_complexity points 10001 digits", lambda: lc(_net(), [["1" * 10001, 0]], 1), "points[0][0]")
+    add("local_complexity points string array", lambda: lc(_net(), np.array([["a", "b"]]), 1), "points[0][0]")
+    add("local_complexity radius None", lambda: lc(_net(), [[0, 0]], None), "radius", "None")
+    add("local_complexity radius zero", lambda: lc(_net(), [[0, 0]], 0), "radius", "positive")
+    add("local_complexity radius negative", lambda: lc(_net(), [[0, 0]], "-1/2"), "radius", "positive")
+    add("local_complexity radius text", lambda: lc(_net(), [[0, 0]], "one"), "radius")
+    add("local_complexity radius NaN", lambda: lc(_net(), [[0, 0]], float("nan")), "radius")
+    add("local_complexity radius a list", lambda: lc(_net(), [[0, 0]], [1]), "radius")
+    add("local_complexity norm unknown", lambda: lc(_net(), [[0, 0]], 1, norm="3"), "norm")
+    add("local_complexity norm an integer", lambda: lc(_net(), [[0, 0]], 1, norm=2), "norm")
+    add("local_complexity engine unknown", lambda: lc(_net(), [[0, 0]], 1, engine="fast"), "engine")
+    add("local_complexity workers zero", lambda: lc(_net(), [[0, 0]], 1, workers=0), "workers")
+    add("local_complexity workers text", lambda: lc(_net(), [[0, 0]], 1, workers="2"), "workers")
+    add("local_complexity l1 complex in dimension 11",
+        lambda: lc(pr.he_normal([11, 2], seed=0), [[0] * 11], 1, norm="1", engine="complex"), "engine")
+
+    # points files
+    lp = pr.load_points
+    add("load_points None", lambda: lp(None, input_dim=2), "path", "None")
+    add("load_points a number", lambda: lp(3, input_dim=2), "path", "int")
+    add("load_points bytes", lambda: lp(b"p.json", input_dim=2), "path", "bytes")
+    add("load_points empty path", lambda: lp("", input_dim=2), "path")
+    add("load_points missing", lambda: lp("missing.json", input_dim=2), "missing.json")
+    add("load_points missing .npy", lambda: lp("missing.npy", input_dim=2), "missing.npy")
+    add("load_points directory", lambda: lp(_directory("points.npy"), input_dim=2), "points.npy", "directory")
+    add("load_points FIFO", lambda: lp(_fifo("pipe.json"), input_dim=2), "pipe.json", "FIFO")
+    add("load_points FIFO .npy", lambda: lp(_fifo("pipe.npy"), input_dim=2), "pipe.npy", "FIFO")
+    add("load_points FIFO .npz", lambda: lp(_fifo("pipe.npz"), input_dim=2), "pipe.npz", "FIFO")
+    add("load_points /dev/zero", lambda: lp("/dev/zero", input_dim=2), "/dev/zero")
+    add("load_points link to /dev/zero .npy", lambda: lp(_link("zero.npy", "/dev/zero"), input_dim=2), "zero.npy")
+    add("load_points empty file", lambda: lp(_write("p.json", ""), input_dim=2), "p.json")
+    add("load_points not JSON", lambda: lp(_write("p.json", "[[0, 1]"), input_dim=2), "p.json")
+    add("load_points nested 100000", lambda: lp(_write("p.json", "[" * 100_000 + "]" * 100_000), input_dim=2),
+        "p.json")
+    add("load_points an object", lambda: lp(_write("p.json", {"points": [[0, 0]]}), input_dim=2), "p.json", "dict")
+    add("load_points empty list", lambda: lp(_write("p.json", []), input_dim=2), "p.json", "none")
+    add("load_points wrong dimension", lambda: lp(_write("p.json", [[0, 0, 0]]), input_dim=2), "p.json",
+        "points[0]")
+    add("load_points NaN literal", lambda: lp(_write("p.json", "[[NaN, 0]]"), input_dim=2), "p.json",
+        "points[0][0]")
+    add("load_points null entry", lambda: lp(_write("p.json", [[None, 0]]), input_dim=2), "p.json", "points[0][0]")
+    add("load_points arabic-indic", lambda: lp(_write("p.json", [["\u0661", 0]]), input_dim=2), "p.json",
+        "points[0][0]")
+    add("load_points integer literal of 10001 digits", lambda: lp(_write("p.json", "[[" + "7" * 10001 + ", 0]]"),
+                                                                  input_dim=2), "p.json")
+    add("load_points input_dim None", lambda: lp(_write("p.json", [[0, 0]]), input_dim=None), "input_dim", "None")
+    add("load_points input_dim text", lambda: lp(_write("p.json", [[0, 0]]), input_dim="2"), "input_dim", "str")
+    add("load_points input_dim zero", lambda: lp(_write("p.json", [[0, 0]]), input_dim=0), "input_dim")
+    add("load_points input_dim boolean", lambda: lp(_write("p.json", [[0]]), input_dim=True), "input_dim")
+    add("load_points .npy wrong shape", lambda: lp(_npy("p.npy", np.zeros((3, 5))), input_dim=2), "p.npy", "(3, 5)")
+    add("load_points .npy NaN", lambda: lp(_npy("p.npy", np.array([[np.nan, 0.0]])), input_dim=2), "p.npy", "NaN")
+    add("load_points .npy empty", lambda: lp(_npy("p.npy", np.zeros((0, 2))), input_dim=2), "p.npy", "none")
+    add("load_points .npy strings", lambda: lp(_npy("p.npy", np.array([["a", "b"]])), input_dim=2), "p.npy")
+    add("load_points .npy complex", lambda: lp(_npy("p.npy", np.zeros((1, 2)) + 1j), input_dim=2), "p.npy")
+    add("load_points .npy of objects", lambda: lp(_npy("p.npy", np.array([[1, 2]], dtype=object)), input_dim=2),
+        "p.npy")
+    add("load_points .npy not an array", lambda: lp(_write("p.npy", "not an array"), input_dim=2), "p.npy")
+    add("load_points .npy truncated", lambda: lp(_truncated_npy("p.npy"), input_dim=2), "p.npy")
+    add("load_points .npz two arrays", lambda: lp(_npz("p.npz", a=np.zeros((1, 2)), b=np.zeros((1, 2))),
+                                                  input_dim=2), "p.npz", "points")
+    add("load_points .npz no arrays", lambda: lp(_npz("p.npz"), input_dim=2), "p.npz")
+
+    # region statistics
+    add("region_statistics None", lambda: pr.region_statistics(None), "complex_", "None")
+    add("region_statistics a list", lambda: pr.region_statistics([1]), "complex_", "list")
+    add("region_statistics a network", lambda: pr.region_statistics(_net()), "complex_", "Network")
+    add("region_statistics a face complex", lambda: pr.region_statistics(pr.face_complex(_complex())), "complex_",
+        "FaceComplex")
+    add("region_statistics bits zero", lambda: pr.region_statistics(_complex(), bits=0), "bits")
+    add("region_statistics bits text", lambda: pr.region_statistics(_complex(), bits="40"), "bits")
+    add("region_statistics bits boolean", lambda: pr.region_statistics(_complex(), bits=True), "bits")
     add("he_normal widths None", lambda: pr.he_normal(None, seed=0))
     add("he_normal seed text", lambda: pr.he_normal([2, 3], seed="0"))
     add("sawtooth text", lambda: pr.sawtooth("3"))
@@ -335,5 +483,5 @@ def _torch_call(kind: str):
     return pr.network_from_torch(Broken())
 
 
-#: Every bad call: (name, call, pending reason or None).
-LIBRARY_CASES: list[tuple[str, Callable[[], Any], str | None]] = _cases()
+#: Every bad call: (name, call, what the error message must name: the argument, the file).
+LIBRARY_CASES: list[tuple[str, Callable[[], Any], tuple[str, ...]]] = _cases()
