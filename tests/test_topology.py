@@ -418,3 +418,90 @@ def test_plane_shortcut_matches_the_chain_complex_on_known_shapes(field):
 def test_plane_shortcut_matches_the_chain_complex_on_random_networks(net):
     fast, general = _both_ways(net, SQUARE, "GF(2)")
     assert fast == general
+
+
+# --- the faces read from the mesh engine's cells against the face lattice of every region ------------------------
+
+@st.composite
+def degenerate_networks(draw, dim=2):
+    """ReLU networks with weights in -1..1 and biases in -1..1 (often all zero): ties between units, dead and
+    duplicated units, many lines through one point; one to three outputs."""
+    width = draw(st.integers(1, 5))
+    through_origin = draw(st.booleans())
+    bias = st.just(0) if through_origin else st.integers(-1, 1)
+    weight = [[draw(st.integers(-1, 1)) for _ in range(dim)] for _ in range(width)]
+    first = [draw(bias) for _ in range(width)]
+    outputs = draw(st.integers(1, 3))
+    out = [[draw(st.integers(-1, 1)) for _ in range(width)] for _ in range(outputs)]
+    return pr.Network.from_layers(dim, [(weight, first, "relu"),
+                                        (out, [draw(st.integers(-1, 1)) for _ in range(outputs)], "linear")])
+
+
+def _through_the_face_lattice(net, domain, field="GF(2)"):
+    """The result of the general route: every region's face lattice (face_complex), then the signs."""
+    from polyregions.measures._decision_signs import augmented_network
+    from polyregions.measures.faces import face_complex
+    from polyregions.measures.topology import _topology
+
+    complex_ = pr.enumerate_regions(augmented_network(net), domain, engine="mesh")
+    return _topology(net, complex_, face_complex(complex_, neurons=False), field)
+
+
+def _assert_same_topology(net, domain):
+    mesh = decision_topology(net, domain)
+    lattice = _through_the_face_lattice(net, domain)
+    assert [s.name for s in mesh.sets] == [s.name for s in lattice.sets]
+    for a, b in zip(mesh.sets, lattice.sets):
+        assert (a.betti, a.euler_characteristic, a.components) == (b.betti, b.euler_characteristic, b.components)
+    assert mesh.faces.f_vector() == lattice.faces.f_vector()
+    # the cells form a complex whose chain complex gives the same numbers
+    from polyregions.measures.topology import _topology
+
+    assert _betti(_topology(net, mesh.faces.complex, mesh.faces, "GF(2)", general=True)) == _betti(mesh)
+    # every face's sign, brute force: the network at the face's exact relative interior point
+    fc = mesh.faces
+    if len(fc.faces) <= 300:
+        member = {s.name: set(s.faces) for s in mesh.sets}
+        outputs = net.output_dim
+        for i in range(len(fc.faces)):
+            values = net(fc.to_input(fc.point(i)))
+            if outputs == 1:
+                expected = {"positive": values[0] > 0, "nonnegative": values[0] >= 0, "negative": values[0] < 0,
+                            "boundary": values[0] == 0}
+            else:
+                top = max(values)
+                expected = {f"class_{c}": all(v < values[c] for j, v in enumerate(values) if j != c)
+                            for c in range(outputs)}
+                expected["boundary"] = values.count(top) >= 2
+            assert {name: i in faces for name, faces in member.items()} == expected, i
+
+
+@given(st.one_of(small_networks(), bump_networks(), degenerate_networks()))
+def test_mesh_cells_agree_with_the_face_lattice_route(net):
+    _assert_same_topology(net, SQUARE)
+
+
+@given(degenerate_networks(dim=1))
+def test_mesh_cells_agree_with_the_face_lattice_route_on_a_segment(net):
+    _assert_same_topology(net, pr.box([-2], [2]))
+
+
+def test_mesh_cells_agree_on_known_shapes_and_lines_through_one_point():
+    star = pr.Network.from_layers(2, [([[1, 0], [0, 1], [1, 1], [1, -1], [2, 1]], [0] * 5, "relu"),
+                                      ([[1, -1, 1, -1, -1]], [0], "linear")])
+    for net, domain in [(diamond(), SQUARE), (shell(), pr.box([-3, -3], [3, 3])), (strips(), SQUARE),
+                        (bumps(3, holes=True), pr.box([-2, -2], [6, 2])), (_diamond_degenerate(), SQUARE),
+                        (star, SQUARE), (diamond(1), pr.box([-2], [2]))]:
+        _assert_same_topology(net, domain)
+
+
+def test_the_mesh_cells_are_used_only_where_they_apply():
+    from polyregions.measures._decision_signs import augmented_network
+    from polyregions.measures.topology import _mesh_cells_apply
+
+    net = augmented_network(diamond())
+    assert _mesh_cells_apply(net, SQUARE, "auto") and _mesh_cells_apply(net, SQUARE, "mesh")
+    assert not _mesh_cells_apply(net, SQUARE, "lp")
+    assert not _mesh_cells_apply(augmented_network(diamond(3)), pr.box([-2] * 3, [2] * 3), "auto")
+    lp = decision_topology(diamond(), SQUARE, engine="lp")
+    assert _betti(lp) == _betti(decision_topology(diamond(), SQUARE))

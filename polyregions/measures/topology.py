@@ -76,20 +76,22 @@ boundary a circle.
 >>> top["positive"].betti, top["negative"].betti, top["boundary"].betti, top["nonnegative"].betti
 ((1, 0), (1, 1), (1, 1), (1, 0))
 >>> top["negative"].euler_characteristic, top["positive"].witnesses
-(0, ((Fraction(-1, 3), Fraction(-1, 3)),))
+(0, ((Fraction(1, 3), Fraction(1, 3)),))
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
-from typing import TYPE_CHECKING, Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
 from polyregions._arguments import expect_domain, expect_network
 from polyregions.errors import CertificateError, InvalidInputError
 from polyregions.exact.linalg import Vector
+from polyregions.measures._face_arrays import FaceArrays, arrays_of
 from polyregions.measures._homology import FIELDS, Field, collector_paused, homology
 from polyregions.measures.faces import FaceComplex
 
@@ -149,8 +151,6 @@ class DecisionTopology:
 
     Attributes
     ----------
-    faces : FaceComplex
-        The faces of the complex refined by the decision functions.
     sets : tuple of SetTopology
         ``positive``, ``nonnegative``, ``negative``, ``boundary`` for one output; ``class_0``, ...,
         ``class_{K-1}``, ``boundary`` for ``K`` outputs.
@@ -158,12 +158,20 @@ class DecisionTopology:
         The coefficients of the Betti numbers.
     exact : bool
         True when every decision behind the result was certified exactly.
+    faces : FaceComplex
+        The faces of the complex refined by the decision functions (on the route through the mesh engine's
+        cells, built when first asked for: the topology itself needs none of its objects).
     """
 
-    faces: FaceComplex = dataclass_field(repr=False)
     sets: tuple[SetTopology, ...]
     field: Field
     exact: bool
+    _build_faces: Callable[[], FaceComplex] = dataclass_field(repr=False, compare=False)
+
+    @cached_property
+    def faces(self) -> FaceComplex:
+        """The faces of the complex refined by the decision functions."""
+        return self._build_faces()
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -258,8 +266,16 @@ def decision_topology(network: "Network", domain: "Domain", *, field: Field = "G
         raise InvalidInputError(f"decision_topology: expected a bounded domain, got an unbounded {domain.kind}")
     from polyregions._progress import progress_bar
 
-    complex_ = enumerate_regions(augmented_network(expect_network(network)), domain, engine=engine,
-                                 progress=progress)
+    augmented = augmented_network(expect_network(network))
+    if _mesh_cells_apply(augmented, domain, engine):
+        from polyregions.measures._mesh_faces import mesh_faces_and_signs
+
+        complex_, arrays, signs = mesh_faces_and_signs(augmented, domain, progress=progress)
+        with collector_paused(), progress_bar(total=1, desc="homology", enabled=progress) as bar:
+            result = _topology(expect_network(network), complex_, arrays, field, signs=signs)
+            bar.update(1)
+            return result
+    complex_ = enumerate_regions(augmented, domain, engine=engine, progress=progress)
     with collector_paused(), progress_bar(total=2, desc="faces, homology", enabled=progress) as bar:
         faces = face_complex(complex_, neurons=False)
         bar.update(1)
@@ -268,11 +284,25 @@ def decision_topology(network: "Network", domain: "Domain", *, field: Field = "G
         return result
 
 
-def _topology(network: "Network", complex_: "RegionComplex", fc: FaceComplex, field: Field, *,
-              general: bool = False) -> DecisionTopology:
+def _mesh_cells_apply(augmented: "Network", domain: "Domain", engine: "Engine") -> bool:
+    """Whether the faces come straight from the mesh engine's cells (:mod:`~polyregions.measures._mesh_faces`):
+    a dense network on a bounded 1-D or 2-D domain, with the engine the enumeration would take there."""
+    from polyregions.networks.network import Network
+
+    return (engine in ("auto", "mesh") and domain.dim in (1, 2) and isinstance(augmented, Network)
+            and hasattr(augmented.layers[0], "activation"))
+
+
+def _topology(network: "Network", complex_: "RegionComplex", faces: FaceComplex | FaceArrays, field: Field, *,
+              general: bool = False, signs: np.ndarray | None = None) -> DecisionTopology:
+    """The sets' topology from the faces (a face complex, or the arrays of the mesh route with ``signs``)."""
     from polyregions.measures._decision_signs import decision_pairs, face_signs
 
-    signs = face_signs(fc, first=network.num_neurons)
+    if isinstance(faces, FaceComplex):
+        signs = face_signs(faces, first=network.num_neurons) if signs is None else signs
+        faces = arrays_of(faces)
+    assert signs is not None  # the mesh route gives its own
+    count = faces.dims.size
     outputs = network.output_dim
     masks: list[tuple[str, bool, np.ndarray]]
     if outputs == 1:
@@ -284,16 +314,16 @@ def _topology(network: "Network", complex_: "RegionComplex", fc: FaceComplex, fi
         column = {pair: i for i, pair in enumerate(pairs)}
         classes = []
         for c in range(outputs):
-            inside = np.ones(len(fc.faces), dtype=bool)
+            inside = np.ones(count, dtype=bool)
             for j in range(outputs):
                 if j != c:
                     inside &= signs[:, column[(c, j)]] > 0 if c < j else signs[:, column[(j, c)]] < 0
             classes.append(inside)
         masks = [(f"class_{c}", False, m) for c, m in enumerate(classes)]
         masks.append(("boundary", True, ~np.logical_or.reduce(classes)))
-    context = _Context(fc, field, general=general)
+    context = _Context(faces, field, general=general)
     sets = tuple(context.topology(name, closed, mask) for name, closed, mask in masks)
-    return DecisionTopology(fc, sets, field, bool(complex_.exact))
+    return DecisionTopology(sets, field, bool(complex_.exact), faces.build)
 
 
 class _Context:
@@ -303,16 +333,17 @@ class _Context:
     :func:`_plane_betti`); ``general=True`` computes them from the chain complex in every dimension instead (the
     tests compare the two)."""
 
-    def __init__(self, fc: FaceComplex, field: Field, *, general: bool = False):
-        self.fc, self.field = fc, field
-        self.d = fc.dim
+    def __init__(self, faces: FaceArrays, field: Field, *, general: bool = False):
+        self.faces, self.field = faces, field
+        self.d = faces.dim
         self.from_chains = general or self.d >= 3
-        self.dim_array = np.fromiter((f.dim for f in fc.faces), dtype=np.int64, count=len(fc.faces))
+        self.dim_array = faces.dims
         self.parity = np.where(self.dim_array % 2 == 0, 1, -1)
-        self.interior = np.fromiter((f.interior for f in fc.faces), dtype=bool, count=len(fc.faces))
-        self.covers = np.array(fc.covers, dtype=np.int64).reshape(-1, 2)
+        self.interior = faces.interior
+        self.covers = faces.covers
         self.sign = None
         if self.from_chains:
+            fc = faces.build()
             self.dims = self.dim_array.tolist()
             self.facets = [fc.facets_of(i) for i in range(len(fc.faces))]
             if field == "Q":
@@ -358,24 +389,38 @@ class _Context:
 
     def _witnesses(self, mask: np.ndarray) -> tuple[Vector, ...]:
         """A point of every connected component of the set of faces ``mask``."""
-        from scipy.sparse import coo_matrix
-        from scipy.sparse.csgraph import connected_components
-
         cells = np.flatnonzero(mask)
         if cells.size == 0:
             return ()
         position = np.full(mask.size, -1, dtype=np.int64)
         position[cells] = np.arange(cells.size)
         inside = mask[self.covers[:, 0]] & mask[self.covers[:, 1]]
-        a, b = position[self.covers[inside, 0]], position[self.covers[inside, 1]]
-        graph = coo_matrix((np.ones(a.size, dtype=np.int8), (a, b)), shape=(cells.size, cells.size))
-        _, labels = connected_components(graph, directed=False)
+        labels = _component_labels(cells.size, position[self.covers[inside, 0]], position[self.covers[inside, 1]])
         order = np.lexsort((cells, -self.dim_array[cells]))  # highest dimension first, then lowest index
-        best: dict[int, int] = {}
-        for i in order.tolist():
-            best.setdefault(int(labels[i]), int(cells[i]))
-        fc = self.fc
-        return tuple(fc.to_input(fc.point(face)) for face in sorted(best.values()))
+        _, first = np.unique(labels[order], return_index=True)  # each component's first face in that order
+        return tuple(self.faces.point(face) for face in sorted(cells[order[first]].tolist()))
+
+
+def _component_labels(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The connected components of the graph on ``0..n-1`` with edges ``(a[i], b[i])``: one label per node, the
+    smallest node of its component.
+
+    Union by hooking every root onto the smallest root across an edge, then pointer jumping until every node
+    points at a root; a hook only joins the trees of two connected nodes, and it stops when every edge has both
+    ends under one root. (Vectorised, and it spares the import of scipy.sparse, which costs more than the rest.)
+    """
+    parent = np.arange(n, dtype=np.int64)
+    while True:
+        root_a, root_b = parent[a], parent[b]
+        apart = root_a != root_b
+        if not apart.any():
+            return parent
+        np.minimum.at(parent, np.maximum(root_a[apart], root_b[apart]), np.minimum(root_a[apart], root_b[apart]))
+        while True:
+            jumped = parent[parent]
+            if (jumped == parent).all():
+                break
+            parent = jumped
 
 
 def _plane_betti(d: int, components: int, chi: int) -> list[int]:
