@@ -20,6 +20,10 @@ the number ``T_l`` of breakpoints of its activation:
     ..., n_{l-1} - j_{l-1}, n_l)`` (Serra, Tjandraatmadja & Ramalingam 2018, Theorem 1); ReLU networks only
     (one breakpoint and a flat piece), as polyregions requires.
 
+For the stages of a graph network (``polyregions.stages/1``), ``T_l n_l`` is a stage's hyperplanes: ``T`` per
+element-wise unit with ``T`` breakpoints and ``C(k, 2)`` per max unit over ``k`` values (its pairwise
+comparisons); the Serra bound is for dense ReLU networks only.
+
 ``holds`` is ``value <= bound`` (``value == bound`` for the second), ``score`` is ``value - bound``, ``name`` is
 the built-in name polyregions writes and ``statement`` its text. Any other name is a user-defined claim (a
 function ``module:function`` or ``file.py:function`` of the complex): its verdict cannot be recomputed without
@@ -42,10 +46,11 @@ from typing import Any, Callable, Sequence
 from .errors import InputError, VerificationError
 from .network import Network
 from .reading import check_keys, describe, get_key, read_bool, read_int, read_str
+from .stages import StagedNetwork
 
 __all__ = ["CLAIM_KEYS", "BuiltinClaim", "BUILTIN_CLAIMS", "ALIASES", "ClaimRecord", "ClaimCheck", "read_claim",
            "check_claim", "arrangement_regions", "one_layer_bound", "raghu_bound", "serra_bound",
-           "nonlinear_layers"]
+           "nonlinear_layers", "layer_hyperplanes"]
 
 #: The keys of a certificate's ``claim`` object, all required.
 CLAIM_KEYS = ("name", "statement", "holds", "value", "bound", "score")
@@ -109,13 +114,37 @@ def serra_bound(widths: Sequence[int], dim: int) -> int:
 
 
 def nonlinear_layers(network: Network) -> list[tuple[int, int]]:
-    """``(n_l, T_l)`` of every layer whose activation is not linear, in order."""
+    """``(n_l, T_l)`` of every layer whose activation is not linear, in order (a dense network)."""
     return [(len(layer.bias), len(layer.activation.breakpoints)) for layer in network.layers
             if not layer.activation.is_linear]
 
 
-def _relu_layers(network: Network) -> list[int]:
+def layer_hyperplanes(network: Network | StagedNetwork) -> list[int]:
+    """The hyperplanes of each layer with neurons: ``T_l n_l`` for a dense layer; for a stage of a graph network,
+    ``T`` per element-wise unit with ``T`` breakpoints plus ``C(k, 2)`` per max unit over ``k`` values (its
+    pairwise comparisons: every argmax cell holds a cell of their arrangement).
+
+    Examples
+    --------
+    >>> from proofs_check.network import Activation
+    >>> from proofs_check.stages import Stage
+    >>> from fractions import Fraction as F
+    >>> relu = Activation((F(0),), (F(0), F(1)), (F(0), F(0)))
+    >>> layer_hyperplanes(StagedNetwork(2, (Stage(((F(1), F(0)),) * 3, (F(0),) * 3, (relu,), ((1, 2),)),)))
+    [2]
+    """
+    if isinstance(network, StagedNetwork):
+        counts = [sum(len(a.breakpoints) for a in stage.units) + sum(math.comb(len(g), 2) for g in stage.groups)
+                  for stage in network.layers]
+        return [count for count in counts if count]
+    return [width * t for width, t in nonlinear_layers(network)]
+
+
+def _relu_layers(network: Network | StagedNetwork) -> list[int]:
     """The widths of the non-linear layers, once each is a ReLU up to affine maps (one breakpoint, a flat piece)."""
+    if isinstance(network, StagedNetwork):
+        raise VerificationError("claim.name: activation_regions <= serra_bound is a theorem for dense ReLU networks "
+                                "only (polyregions writes it for no other), the network is a graph network's stages")
     for l, layer in enumerate(network.layers):
         act = layer.activation
         if not act.is_linear and not (len(act.breakpoints) == 1 and 0 in act.slopes):
@@ -134,7 +163,7 @@ class _Facts:
 
     activation_regions: int
     linear_regions: int
-    network: Network
+    network: Network | StagedNetwork
     dim: int
 
 
@@ -157,9 +186,8 @@ class BuiltinClaim:
 
 
 def _one_layer(f: _Facts) -> tuple[int, str]:
-    layers = nonlinear_layers(f.network)
-    m = sum(width * t for width, t in layers)
-    return one_layer_bound(layers, f.dim), f"sum_{{i <= {f.dim}}} C({m}, i), with {m} = sum_l T_l n_l"
+    m = sum(layer_hyperplanes(f.network))
+    return arrangement_regions(m, f.dim), f"sum_{{i <= {f.dim}}} C({m}, i), with {m} = sum_l T_l n_l"
 
 
 def _linear(f: _Facts) -> tuple[int, str]:
@@ -167,9 +195,10 @@ def _linear(f: _Facts) -> tuple[int, str]:
 
 
 def _raghu(f: _Facts) -> tuple[int, str]:
-    layers = nonlinear_layers(f.network)
-    terms = ", ".join(str(width * t) for width, t in layers)
-    return raghu_bound(layers, f.dim), f"prod_l sum_{{j <= {f.dim}}} C(T_l n_l, j), with T_l n_l = {terms}"
+    hyperplanes = layer_hyperplanes(f.network)
+    terms = ", ".join(map(str, hyperplanes))
+    bound = math.prod(arrangement_regions(h, f.dim) for h in hyperplanes)
+    return bound, f"prod_l sum_{{j <= {f.dim}}} C(T_l n_l, j), with T_l n_l = {terms}"
 
 
 def _serra(f: _Facts) -> tuple[int, str]:
@@ -256,7 +285,7 @@ class ClaimCheck:
     line: str
 
 
-def check_claim(record: ClaimRecord, *, network: Network, dim: int, activation_regions: int,
+def check_claim(record: ClaimRecord, *, network: Network | StagedNetwork, dim: int, activation_regions: int,
                 linear_regions: int) -> ClaimCheck:
     """Recompute a built-in claim from the verified complex; :class:`VerificationError` at the first difference.
 
@@ -264,8 +293,8 @@ def check_claim(record: ClaimRecord, *, network: Network, dim: int, activation_r
     ----------
     record : ClaimRecord
         The claim as the certificate states it.
-    network : Network
-        The certificate's network.
+    network : Network or StagedNetwork
+        The certificate's network (a graph network's stages, for an export of one).
     dim : int, keyword-only
         The dimension of the domain.
     activation_regions, linear_regions : int, keyword-only

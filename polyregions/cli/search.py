@@ -49,7 +49,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--output-dim", type=integer_at_least(0), default=1, metavar="M",
                         help="width of the linear output layer (default 1; 0: none)")
     parser.add_argument("--start", metavar="NETWORK",
-                        help="begin from this network file instead of a random one (it fixes the architecture)")
+                        help="begin from this network file instead of a random one (it fixes the architecture; of "
+                             "a polyregions.network/2 file the dense and convolution parameters are moved)")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--box", metavar="LO,HI", help="count regions in the box [LO, HI]^input_dim (default -1,1)")
     where.add_argument("--domain", metavar="FILE", help="count regions in the domain of a domain file")

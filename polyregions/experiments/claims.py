@@ -56,6 +56,7 @@ from polyregions.measures.bounds import arrangement_bound, serra_bound
 
 if TYPE_CHECKING:
     from polyregions.networks.network import Network
+    from polyregions.networks.stages import StagedNetwork
     from polyregions.regions.complex import RegionComplex
 
 __all__ = ["Verdict", "Claim", "BUILTIN_CLAIMS", "ALIASES", "resolve_claim", "one_layer_regions_bound",
@@ -135,17 +136,37 @@ class Claim:
 # --- built-in claims ------------------------------------------------------------------------------------------
 
 def _nonlinear_layers(network: "Network") -> list[tuple[int, int]]:
-    """``(width, T)`` of every layer whose activation is not linear."""
+    """``(width, T)`` of every layer whose activation is not linear (a dense network's layers)."""
     return [(layer.width, len(layer.activation.breakpoints)) for layer in network.layers
             if not layer.activation.is_linear]
 
 
-def one_layer_regions_bound(network: "Network", dim: int) -> int:
+def _layer_hyperplanes(network: "Network | StagedNetwork") -> list[int]:
+    """The hyperplanes of each layer (or stage) with neurons: ``T`` per element-wise unit with ``T`` breakpoints,
+    ``C(k, 2)`` per max unit over ``k`` values (its pairwise comparisons; each argmax cell is a union of cells of
+    their arrangement, so counting these cells bounds the unit's regions)."""
+    from math import comb
+
+    from polyregions.networks.stages import Stage
+
+    counts = []
+    for layer in network.layers:
+        if isinstance(layer, Stage):
+            count = sum(len(a.breakpoints) for a in layer.activations) + sum(comb(len(g), 2) for g in layer.groups)
+        else:
+            count = 0 if layer.activation.is_linear else layer.width * len(layer.activation.breakpoints)
+        if count:
+            counts.append(count)
+    return counts
+
+
+def one_layer_regions_bound(network: "Network | StagedNetwork", dim: int) -> int:
     """The most activation regions in ``R^dim`` of a one-hidden-layer network with ``network``'s neurons.
 
     Each neuron with ``T`` breakpoints gives ``T`` hyperplanes, so this is
     :func:`~polyregions.measures.bounds.arrangement_bound` of ``sum T`` hyperplanes (``one_layer_bound(dim, N,
-    breakpoints=T)`` when every neuron has ``T`` breakpoints).
+    breakpoints=T)`` when every neuron has ``T`` breakpoints). In a graph network's stages a max unit over ``k``
+    values counts as its ``C(k, 2)`` pairwise comparisons.
 
     Examples
     --------
@@ -153,11 +174,15 @@ def one_layer_regions_bound(network: "Network", dim: int) -> int:
     >>> one_layer_regions_bound(sawtooth(3), 1)
     7
     """
-    return arrangement_bound(sum(w * t for w, t in _nonlinear_layers(network)), dim)
+    return arrangement_bound(sum(_layer_hyperplanes(network)), dim)
 
 
-def layered_regions_bound(network: "Network", dim: int) -> int:
+def layered_regions_bound(network: "Network | StagedNetwork", dim: int) -> int:
     """``prod_l sum_{j <= dim} C(T_l n_l, j)``: Raghu et al. 2017, Theorem 1 with ``T_l`` breakpoints in layer l.
+
+    For a graph network's stages, ``T_l n_l`` becomes the hyperplanes of the stage's units (a max unit over ``k``
+    values: ``C(k, 2)``); the argument is the same, each stage cutting each region by at most that many
+    hyperplanes pulled back through the region's affine map.
 
     Examples
     --------
@@ -166,12 +191,12 @@ def layered_regions_bound(network: "Network", dim: int) -> int:
     27
     """
     result = 1
-    for width, t in _nonlinear_layers(network):
-        result *= arrangement_bound(width * t, dim)
+    for hyperplanes in _layer_hyperplanes(network):
+        result *= arrangement_bound(hyperplanes, dim)
     return result
 
 
-def _at_most(name: str, bound_of: Callable[["Network", int], int]) -> Callable[["RegionComplex"], Verdict]:
+def _at_most(name: str, bound_of: Callable[[Any, int], int]) -> Callable[["RegionComplex"], Verdict]:
     def check(complex_: "RegionComplex") -> Verdict:
         value = len(complex_.regions)
         bound = bound_of(complex_.network, complex_.domain.dim)
@@ -181,6 +206,9 @@ def _at_most(name: str, bound_of: Callable[["Network", int], int]) -> Callable[[
 
 
 def _serra(network: "Network", dim: int) -> int:
+    if not all(hasattr(layer, "activation") for layer in network.layers):
+        raise InvalidInputError("claim activation_regions <= serra_bound: expected a dense ReLU network (the "
+                                "theorem is proven for dense ReLU layers only), got a graph network")
     for layer in network.layers:
         act = layer.activation
         if not act.is_linear and not (len(act.breakpoints) == 1 and 0 in act.slopes):

@@ -7,7 +7,9 @@ at a time, to a neighbouring grid value or to a random one), climbing the claim'
 claims, ``value - bound``: positive exactly when the claim is broken). Each candidate's region complex is
 enumerated exactly and the claim decided on it, so a reported counterexample is a theorem, not an estimate.
 Once one is found it is *shrunk*: parameters are replaced by simpler values (0 first, then small integers)
-as long as the claim stays broken.
+as long as the claim stays broken. A search may start from a graph network (``polyregions.network/2``): then
+the weights and biases of its dense and convolutional nodes are the parameters moved, and the rest of the graph
+(pooling, maxout, residual additions, ...) stays.
 
 The certificate is the ``polyregions.regions/1`` export of the counterexample's region complex
 (:func:`polyregions.regions.export.complex_to_json`: the network, the domain and every region with its certificates),
@@ -35,7 +37,7 @@ import random
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, cast
 
 from polyregions._arguments import expect_domain, expect_network
 from polyregions.errors import InvalidInputError
@@ -43,6 +45,7 @@ from polyregions.experiments.claims import Claim, Verdict, resolve_claim
 
 if TYPE_CHECKING:
     from polyregions.networks.activations import Activation
+    from polyregions.networks.graph import GraphNetwork
     from polyregions.networks.network import Network
     from polyregions.regions.complex import RegionComplex
     from polyregions.regions.domains import Domain
@@ -129,6 +132,71 @@ class _Shape:
                                                              *layer.bias))
 
 
+@dataclass(frozen=True)
+class _GraphShape:
+    """The parameter layout of a graph network: the weights, then the biases, of every dense and convolutional
+    node in order; the other operations (pooling, maxout, batch norm, PReLU slopes, ...) stay as they are."""
+
+    network: "GraphNetwork"
+
+    @property
+    def input_dim(self) -> int:
+        return self.network.input_dim
+
+    @property
+    def size(self) -> int:
+        return len(self.params_of(self.network))
+
+    def build(self, params: Sequence[Fraction]) -> "GraphNetwork":
+        from dataclasses import replace
+
+        import numpy as np
+
+        from polyregions.networks.graph import GraphNetwork
+
+        nodes, position = [], 0
+        for node in self.network.nodes:
+            op: Any = node.op
+            if _is_weighted(op):
+                shape = _weight_shape(op.weight)
+                count = math.prod(shape)
+                weight = np.array(params[position: position + count], dtype=object).reshape(shape)
+                position += count
+                bias = list(params[position: position + len(op.bias)])
+                position += len(op.bias)
+                node = replace(node, op=replace(op, weight=weight, bias=bias))
+            nodes.append(node)
+        return GraphNetwork(self.network.input_shape, tuple(nodes), self.network.output)
+
+    @staticmethod
+    def params_of(network: Any) -> tuple[Fraction, ...]:
+        params: list[Fraction] = []
+        for node in network.nodes:
+            op: Any = node.op
+            if _is_weighted(op):
+                params += _flatten(op.weight) + list(op.bias)
+        return tuple(params)
+
+
+def _is_weighted(op: Any) -> bool:
+    from polyregions.networks.operations import Conv, Dense
+
+    return isinstance(op, (Dense, Conv))
+
+
+def _weight_shape(weight: Any) -> tuple[int, ...]:
+    """The shape of nested tuples (every level non-empty and regular, as the operations store them)."""
+    shape = []
+    while isinstance(weight, tuple):
+        shape.append(len(weight))
+        weight = weight[0]
+    return tuple(shape)
+
+
+def _flatten(weight: Any) -> list[Fraction]:
+    return [v for part in weight for v in _flatten(part)] if isinstance(weight, tuple) else [weight]
+
+
 def _architecture(widths: Any, activation: Any, output_dim: Any) -> _Shape:
     from polyregions.experiments.sweeps import parse_activation
     from polyregions.networks.activations import linear
@@ -177,7 +245,7 @@ class SearchResult:
     claim: Claim
     found: bool
     verdict: Verdict | None
-    network: "Network | None"
+    network: "Network | GraphNetwork | None"
     complex: "RegionComplex | None"
     certificate: dict[str, Any] | None
     evaluations: int
@@ -234,8 +302,8 @@ def write_certificate(doc: dict[str, Any], path: str | os.PathLike) -> None:
 def search(claim: "str | Claim | Callable[[RegionComplex], Any]", *, widths: Sequence[int] | None = None,
            activation: "str | Activation" = "relu", output_dim: int | None = 1, domain: "Domain | None" = None,
            seed: int = 0, evaluations: int = 2000, patience: int = 50, values: Iterable[Any] | None = None,
-           start: "Network | None" = None, maximize: bool = False, shrink: int = 200, engine: Engine = "auto",
-           output: str | os.PathLike | None = None, progress: bool = False) -> SearchResult:
+           start: "Network | GraphNetwork | None" = None, maximize: bool = False, shrink: int = 200,
+           engine: Engine = "auto", output: str | os.PathLike | None = None, progress: bool = False) -> SearchResult:
     """Search for a network that breaks ``claim``; return the best one found with its certificate.
 
     Parameters
@@ -259,9 +327,11 @@ def search(claim: "str | Claim | Callable[[RegionComplex], Any]", *, widths: Seq
         Moves without improvement before a random restart.
     values : iterable of numbers, keyword-only
         The grid of weights and biases (default :func:`simple_values`: integers and halves in ``[-2, 2]``).
-    start : Network, keyword-only
+    start : Network or GraphNetwork, keyword-only
         Begin from this network (its layers and activations fix the architecture; its parameters need not lie
-        on the grid); later restarts are random.
+        on the grid); later restarts are random. Of a graph network (``polyregions.network/2``) the search
+        moves the weights and biases of the dense and convolutional nodes; pooling, maxout and the other
+        operations stay.
     maximize : bool, keyword-only
         Keep climbing after the first counterexample, for the largest violation within the budget.
     shrink : int, keyword-only
@@ -309,10 +379,10 @@ class _Problem:
     """The checked arguments of :func:`search`: the claim, where and over which networks, and the budget."""
 
     claim: Claim
-    shape: _Shape
+    shape: "_Shape | _GraphShape"
     grid: tuple[Fraction, ...]
     domain: "Domain"
-    start: "Network | None"
+    start: "Network | GraphNetwork | None"
     seed: int
     evaluations: int
     patience: int
@@ -323,7 +393,7 @@ class _Problem:
 
 
 def _problem(claim: Any, *, widths: Any, activation: Any, output_dim: Any, domain: "Domain | None", seed: Any,
-             evaluations: Any, patience: Any, values: Iterable[Any] | None, start: "Network | None",
+             evaluations: Any, patience: Any, values: Iterable[Any] | None, start: "Network | GraphNetwork | None",
              maximize: bool, shrink: Any, engine: Any, output: Any) -> _Problem:
     """Resolve and check the arguments of :func:`search`, the first wrong one reported first."""
     from polyregions.regions.enumeration import ENGINES
@@ -344,7 +414,8 @@ def _problem(claim: Any, *, widths: Any, activation: Any, output_dim: Any, domai
     return _Problem(claim, shape, grid, domain, start, seed, evaluations, patience, shrink, maximize, engine, output)
 
 
-def _shape(start: "Network | None", widths: Any, activation: Any, output_dim: Any) -> _Shape:
+def _shape(start: "Network | GraphNetwork | None", widths: Any, activation: Any,
+           output_dim: Any) -> "_Shape | _GraphShape":
     """The architecture searched: the start network's, or the one ``widths``, ``activation`` and ``output_dim`` give."""
     if start is None:
         if widths is None:
@@ -353,6 +424,16 @@ def _shape(start: "Network | None", widths: Any, activation: Any, output_dim: An
     if widths is not None:
         raise InvalidInputError("widths: expected None with start (the start network fixes the architecture), "
                                 f"got {widths!r}")
+    from polyregions.networks.graph import GraphNetwork
+
+    if isinstance(start, GraphNetwork):
+        if start.staged.num_neurons == 0:
+            raise InvalidInputError("start: expected a network with at least one piecewise-linear unit")
+        graph = _GraphShape(start)
+        if graph.size == 0:
+            raise InvalidInputError("start: expected a network with a dense or convolutional node (the parameters "
+                                    "the search moves), got none")
+        return graph
     shape = _Shape.of(start)
     if start.num_neurons == 0:
         raise InvalidInputError("start: expected a network with at least one non-linear layer")
@@ -388,7 +469,7 @@ class _Candidate:
     """One evaluated network: its parameters, the network, its region complex and the claim's verdict on it."""
 
     params: tuple[Fraction, ...]
-    network: "Network"
+    network: "Network | GraphNetwork"
     complex: "RegionComplex"
     verdict: Verdict
 
@@ -462,7 +543,7 @@ class _Walk:
         problem = self.problem
         while self._going():
             if problem.start is not None and self.restarts == 0:
-                current = problem.shape.params_of(problem.start)
+                current = problem.shape.params_of(cast(Any, problem.start))
             else:
                 current = self.random_params()
             self.restarts += 1

@@ -5,7 +5,10 @@ with :func:`polyregions.networks.initializers.he_normal` or :func:`~polyregions.
 (``widths = [n0, n1, ..., nL]``, every layer with the activation, no output layer: regions are counted over
 the hidden layers, as Hanin & Rolnick and Qi & Wei do), enumerates its regions exactly in the box
 ``[lo, hi]^n0`` (:func:`polyregions.regions.enumeration.enumerate_regions`), and records the counts, every
-architecture bound (:func:`polyregions.measures.bounds.compare_with_bounds`) and the time taken.
+architecture bound (:func:`polyregions.measures.bounds.compare_with_bounds`) and the time taken. An architecture
+may also be a specification with convolutions, max pooling and maxout (``"8-conv1d:2,3-maxpool:2-maxout:4,2"``,
+:mod:`polyregions.experiments.architectures`): its graph network is drawn per seed the same way, and of the
+bounds only the trivial one (the number of activation patterns) is recorded.
 
 All rows go into one table (:data:`COLUMNS`), written atomically: CSV through the standard :mod:`csv`
 module, or Parquet when the path ends in ``.parquet`` (needs pyarrow). Writing happens every few seconds,
@@ -47,6 +50,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, Sized
 from polyregions.errors import InvalidInputError
 
 if TYPE_CHECKING:
+    from polyregions.experiments.architectures import ArchitectureSpec
     from polyregions.networks.activations import Activation
     from polyregions.regions.enumeration import Engine
 
@@ -157,10 +161,12 @@ class SweepTask:
     lower: Fraction = Fraction(-1)
     upper: Fraction = Fraction(1)
     engine: Engine = "auto"
+    #: A graph architecture (convolutions, pooling, maxout); then ``widths`` is ``(input_dim,)``.
+    spec: "ArchitectureSpec | None" = None
 
     @property
     def architecture(self) -> str:
-        return "-".join(map(str, self.widths))
+        return self.spec.text if self.spec is not None else "-".join(map(str, self.widths))
 
     @property
     def domain_text(self) -> str:
@@ -173,18 +179,29 @@ class SweepTask:
 
 def sweep_tasks(widths: Iterable[Sequence[int]], *, seeds: Iterable[int], inits: Iterable[str] = ("he_normal",),
                 activations: Iterable[str] = ("relu",), box: tuple[Any, Any] = (-1, 1),
-                engine: Engine = "auto") -> list[SweepTask]:
+                engine: Engine = "auto", architectures: Iterable[str] = ()) -> list[SweepTask]:
     """Every combination, architecture-major: for each architecture, seed, initialisation, activation.
+
+    ``architectures`` adds specifications such as ``"4-conv1d:2,2-maxpool:3-maxout:2,2"``
+    (:func:`polyregions.experiments.architectures.parse_architecture`) after the dense ``widths``, in order; a
+    dense one (``"2-8-8"``) is the same task as the widths ``[2, 8, 8]``.
 
     Examples
     --------
     >>> [t.key for t in sweep_tasks([[2, 8, 8]], seeds=[0, 1], box=("-1/2", "1/2"))]
     [('2-8-8', '0', 'he_normal', 'relu', 'box[-1/2,1/2]'), ('2-8-8', '1', 'he_normal', 'relu', 'box[-1/2,1/2]')]
+    >>> [t.architecture for t in sweep_tasks([], seeds=[0], architectures=["2-maxout:2,3", "2-4"])]
+    ['2-maxout:2,3', '2-4']
     """
     from polyregions._limits import MAX_NETWORK_PARAMETERS, MAX_SEEDS, MAX_SWEEP_TASKS
     from polyregions.exact.rationals import _describe, format_rational, rational
+    from polyregions.experiments.architectures import parse_architecture
     from polyregions.regions.enumeration import ENGINES
 
+    if isinstance(architectures, (str, bytes, dict)) or not hasattr(architectures, "__iter__"):
+        raise InvalidInputError(f"architectures: expected a list of specifications, got "
+                                f"{type(architectures).__name__} {_describe(architectures)}")
+    specs = [parse_architecture(text) for text in architectures]
     for name, value in (("widths", widths), ("seeds", seeds), ("inits", inits), ("activations", activations)):
         if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
             raise InvalidInputError(f"{name}: expected a list, got {type(value).__name__} {_describe(value)}")
@@ -199,7 +216,10 @@ def sweep_tasks(widths: Iterable[Sequence[int]], *, seeds: Iterable[int], inits:
             raise InvalidInputError(f"widths[{i}]: expected a network of at most {MAX_NETWORK_PARAMETERS:,} weights "
                                     f"and biases, got {_describe(arch)}")
         archs.append(tuple(arch))
-    if not archs:
+    # a dense specification is the dense task; the others are graph tasks, with widths (input_dim,)
+    shapes: list[tuple[tuple[int, ...], ArchitectureSpec | None]] = [(w, None) for w in archs]
+    shapes += [(spec.widths, None) if spec.is_dense else ((spec.input_dim,), spec) for spec in specs]
+    if not shapes:
         raise InvalidInputError("widths: expected at least one architecture, got none")
     if isinstance(seeds, Sized) and len(seeds) > MAX_SEEDS:  # before a range(10**10) is listed
         raise InvalidInputError(f"seeds: expected at most {MAX_SEEDS:,} seeds, got {len(seeds):,}")
@@ -221,16 +241,16 @@ def sweep_tasks(widths: Iterable[Sequence[int]], *, seeds: Iterable[int], inits:
                                 f"{_describe(format_rational(hi))}")
     if engine not in ENGINES:
         raise InvalidInputError(f"engine: expected one of {', '.join(ENGINES)}, got {_describe(engine)}")
-    sizes = [len(set(values)) for values in (archs, seeds, inits, names)]  # the tasks, before they are built
+    sizes = [len(set(values)) for values in (shapes, seeds, inits, names)]  # the tasks, before they are built
     if math.prod(sizes) > MAX_SWEEP_TASKS:
         raise InvalidInputError(f"widths, seeds, inits, activations: expected at most {MAX_SWEEP_TASKS:,} networks "
                                 f"in a sweep, got {' x '.join(map(str, sizes))} = {math.prod(sizes):,}")
     seen, tasks = set(), []
-    for w in archs:
+    for w, spec in shapes:
         for seed in seeds:
             for init in inits:
                 for name in names:
-                    task = SweepTask(w, seed, init, name, lo, hi, engine)
+                    task = SweepTask(w, seed, init, name, lo, hi, engine, spec)
                     if task.key not in seen:
                         seen.add(task.key)
                         tasks.append(task)
@@ -259,23 +279,40 @@ def _run_task(task: SweepTask) -> dict[str, str]:
     from polyregions.regions.enumeration import enumerate_regions
 
     _, activation = parse_activation(task.activation)
-    network = getattr(initializers, task.init)(list(task.widths), seed=task.seed, activation=activation)
+    if task.spec is not None:
+        network: Any = task.spec.draw(seed=task.seed, init=task.init, activation=activation)
+    else:
+        network = getattr(initializers, task.init)(list(task.widths), seed=task.seed, activation=activation)
     n0 = task.widths[0]
     domain = box([task.lower] * n0, [task.upper] * n0)
     started = time.perf_counter()
     complex_ = enumerate_regions(network, domain, engine=task.engine)
     count, linear = len(complex_.regions), len(complex_.linear_regions)
     seconds = time.perf_counter() - started
-    bounds = compare_with_bounds(count, input_dim=domain.dim, widths=list(task.widths[1:]),
-                                 activation=activation)
     row = dict(zip(KEY, task.key))
     row.update(input_dim=str(n0), neurons=str(network.num_neurons), activation_regions=str(count),
                linear_regions=str(linear), adjacencies=str(len(complex_.adjacency)),
                exact=_bool(complex_.exact), engine=complex_.engine, seconds=f"{seconds:.6f}")
+    if task.spec is not None:
+        row.update(_graph_bounds(count, network.staged.piece_counts))
+        return {column: row[column] for column in COLUMNS}
+    bounds = compare_with_bounds(count, input_dim=domain.dim, widths=list(task.widths[1:]),
+                                 activation=activation)
     for bound in bounds:
         row[f"bound_{bound.name}"] = "" if bound.bound is None else str(bound.bound)
     row["bounds_hold"] = _bool(all(b.holds is not False for b in bounds))
     return {column: row[column] for column in COLUMNS}
+
+
+def _graph_bounds(count: int, piece_counts: Sequence[int]) -> dict[str, str]:
+    """The bound columns of a graph architecture: only the trivial bound applies, the number of activation
+    patterns (the product of every unit's pieces, a max unit's being its window); the layered bounds assume
+    dense layers of one activation."""
+    trivial = math.prod(piece_counts)
+    row = {f"bound_{name}": "" for name in BOUND_NAMES}
+    row["bound_trivial"] = str(trivial)
+    row["bounds_hold"] = _bool(count <= trivial)
+    return row
 
 
 def _bool(value: bool) -> str:
