@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from polyregions.exact.linalg import Matrix
     from polyregions.measures.faces import FaceComplex
 
-__all__ = ["decision_pairs", "augmented_network", "face_signs"]
+__all__ = ["decision_pairs", "augmented_network", "face_signs", "signs_from_bounds"]
 
 
 def decision_pairs(outputs: int) -> tuple[tuple[int, int], ...]:
@@ -114,6 +114,14 @@ def face_signs(fc: "FaceComplex", *, first: int) -> np.ndarray:
     starts, flat = _ragged([f.vertices for f in faces])
     vmin = np.minimum.reduceat(vertex[flat], starts, axis=0)
     vmax = np.maximum.reduceat(vertex[flat], starts, axis=0)
+    return signs_from_bounds(low, high, vmin, vmax)
+
+
+def signs_from_bounds(low: np.ndarray, high: np.ndarray, vmin: np.ndarray, vmax: np.ndarray) -> np.ndarray:
+    """The sign of each decision function on each face (faces x functions, int8), from the least and largest
+    piece of the regions around the face (``low``, ``high``) and the least and largest exact sign at its vertices
+    (``vmin``, ``vmax``); raises CertificateError where the two disagree."""
+    mixed = low != high
     on = ~mixed & (low == 1)
     bad = (mixed & ((vmin != 0) | (vmax != 0))) | (on & (vmin < 0)) | (~mixed & ~on & (vmax > 0))
     if bad.any():

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from polyregions.errors import CertificateError
+from polyregions.measures._decision_signs import signs_from_bounds
 from polyregions.measures._face_arrays import FaceArrays
 from polyregions.measures.faces import ComplexFace, FaceComplex
 
@@ -283,13 +284,4 @@ def _face_signs(cells: _Cells, pieces: np.ndarray, vertex: np.ndarray, n: int) -
     vmax = np.full_like(high, -128)
     np.minimum.at(vmin, cells.corners[:, 0], vertex[cells.corners[:, 1]])
     np.maximum.at(vmax, cells.corners[:, 0], vertex[cells.corners[:, 1]])
-    mixed = low != high
-    on = ~mixed & (low == 1)
-    bad = (mixed & ((vmin != 0) | (vmax != 0))) | (on & (vmin < 0)) | (~mixed & ~on & (vmax > 0))
-    if bad.any():
-        i, j = (int(v) for v in np.argwhere(bad)[0])
-        raise CertificateError(f"decision signs: expected the vertices of face {i} to have the sign of the regions "
-                               f"around it for decision function {j}, got vertex signs {int(vmin[i, j])}.."
-                               f"{int(vmax[i, j])} with pieces {int(low[i, j])}..{int(high[i, j])}")
-    signs = np.where(on, (vmax > 0).astype(np.int8), -(vmin < 0).astype(np.int8))
-    return np.where(mixed, 0, signs).astype(np.int8)
+    return signs_from_bounds(low, high, vmin, vmax)

@@ -21,6 +21,7 @@ from polyregions.exact.rationals import _describe
 from polyregions.networks import operations as ops
 from polyregions.networks.activations import hardtanh, leaky_relu, relu
 from polyregions.networks.graph import GraphNetwork, Node
+from polyregions.networks.importers import _finite_float64
 
 __all__ = ["graph_from_torch", "SUPPORTED_LAYERS", "SUPPORTED_FUNCTIONS"]
 
@@ -138,18 +139,6 @@ class _Builder:
 
 # --- layers -------------------------------------------------------------------------------------------------
 
-def _array(tensor: Any, name: str, field: str) -> Any:
-    import torch
-
-    if tensor.is_complex():
-        raise InvalidInputError(f"{name}.{field}: expected real numbers, got dtype {tensor.dtype}")
-    values = tensor.detach().cpu().to(dtype=torch.float64).numpy()  # exact for every real torch dtype
-    if not np.all(np.isfinite(values)):
-        index = tuple(int(i) for i in np.argwhere(~np.isfinite(values))[0])
-        raise InvalidInputError(f"{name}.{field}{list(index)}: expected a finite number, got {values[index]}")
-    return values
-
-
 def _pair(value: Any) -> tuple[int, ...]:
     return tuple(int(v) for v in value) if isinstance(value, (tuple, list)) else (int(value),)
 
@@ -160,8 +149,8 @@ def _require(condition: bool, name: str, message: str) -> None:
 
 
 def _conv(m: Any, name: str, shape: tuple[int, ...]) -> ops.Conv:
-    weight = _array(m.weight, name, "weight")
-    bias = _array(m.bias, name, "bias") if m.bias is not None else (0,) * weight.shape[0]
+    weight = _finite_float64(m.weight, name, "weight")
+    bias = _finite_float64(m.bias, name, "bias") if m.bias is not None else (0,) * weight.shape[0]
     _require(getattr(m, "padding_mode", "zeros") == "zeros", name,
              f"expected padding_mode='zeros', got {getattr(m, 'padding_mode', None)!r}")
     kernel, dilation, stride = _pair(m.kernel_size), _pair(m.dilation), _pair(m.stride)
@@ -198,11 +187,11 @@ def _batchnorm(m: Any, name: str) -> ops.BatchNorm:
                                    "normalisation uses batch statistics, which is not a fixed function")
     _require(m.running_mean is not None and m.running_var is not None, name,
              "expected running statistics (track_running_stats=True), got none")
-    mean = _array(m.running_mean, name, "running_mean")
-    var = _array(m.running_var, name, "running_var")
+    mean = _finite_float64(m.running_mean, name, "running_mean")
+    var = _finite_float64(m.running_var, name, "running_var")
     k = mean.shape[0]
-    gamma = _array(m.weight, name, "weight") if m.weight is not None else np.ones(k)
-    beta = _array(m.bias, name, "bias") if m.bias is not None else np.zeros(k)
+    gamma = _finite_float64(m.weight, name, "weight") if m.weight is not None else np.ones(k)
+    beta = _finite_float64(m.bias, name, "bias") if m.bias is not None else np.zeros(k)
     _require(bool(np.all(var + m.eps > 0)), name, f"running_var: expected running_var + eps > 0, got "
                                                   f"{(var + m.eps).min()}")
     scale = gamma / np.sqrt(var + np.float64(m.eps))  # the only rounding, in binary64
@@ -217,8 +206,8 @@ def _layer_op(m: Any, name: str, shape: tuple[int, ...]) -> Any:
     if kind == "Linear":
         _require(len(shape) == 1, name, f"expected a vector input (add nn.Flatten() before a Linear), got shape "
                                         f"{list(shape)}")
-        weight = _array(m.weight, name, "weight")
-        bias = _array(m.bias, name, "bias") if m.bias is not None else (0,) * weight.shape[0]
+        weight = _finite_float64(m.weight, name, "weight")
+        bias = _finite_float64(m.bias, name, "bias") if m.bias is not None else (0,) * weight.shape[0]
         return ops.Dense(weight, bias)
     if kind in ("Conv1d", "Conv2d"):
         return _conv(m, name, shape)
@@ -233,7 +222,7 @@ def _layer_op(m: Any, name: str, shape: tuple[int, ...]) -> Any:
     if kind in ("Hardtanh", "ReLU6"):
         return ops.Activation(hardtanh(min_val=float(m.min_val), max_val=float(m.max_val), what=name))
     if kind == "PReLU":
-        return ops.PReLU(tuple(Fraction(float(v)) for v in _array(m.weight, name, "weight").reshape(-1)))
+        return ops.PReLU(tuple(Fraction(float(v)) for v in _finite_float64(m.weight, name, "weight").reshape(-1)))
     if kind == "Flatten":
         _require(m.start_dim == 1 and m.end_dim == -1, name, f"expected Flatten(start_dim=1, end_dim=-1) (every "
                                                              f"axis but the batch), got start_dim={m.start_dim}, "
