@@ -33,7 +33,7 @@ from polyregions.exact.linalg import Matrix, Vector
 from polyregions.exact.rationals import _describe, rational_matrix, rational_vector
 from polyregions.networks.activations import Activation, activation_from_json
 
-__all__ = ["Layer", "Network"]
+__all__ = ["Layer", "Network", "check_pattern"]
 
 
 def _fq(value: Fraction) -> fmpq:
@@ -342,17 +342,7 @@ class Network:
         return self._run(x)[2]
 
     def _check_pattern(self, pattern: Any) -> tuple[int, ...]:
-        if isinstance(pattern, (str, bytes, dict)) or not hasattr(pattern, "__iter__"):
-            raise InvalidInputError(f"pattern: expected a sequence of {self.num_neurons} piece indices, got "
-                                    f"{type(pattern).__name__} {_describe(pattern)}")
-        pattern = tuple(pattern)
-        if len(pattern) != self.num_neurons:
-            raise InvalidInputError(f"pattern: expected {self.num_neurons} piece indices (one per neuron), "
-                                    f"got {len(pattern)}")
-        for i, (k, count) in enumerate(zip(pattern, self.piece_counts)):
-            if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or not 0 <= k < count:
-                raise InvalidInputError(f"pattern[{i}]: expected a piece index in 0..{count - 1}, got {k!r}")
-        return tuple(int(k) for k in pattern)
+        return check_pattern(pattern, self.piece_counts)
 
     def pattern_toward(self, x: Sequence[Fraction], direction: Sequence[Fraction]) -> tuple[int, ...]:
         """The pattern at ``x + eps * direction`` for every small enough ``eps > 0``, exactly.
@@ -506,3 +496,19 @@ def _matrix(rows: Any, fan_in: int, what: str, source: str) -> Matrix:
         if len(row) != fan_in:
             raise InvalidInputError(f"{what}: expected {fan_in} columns ({source}), got {len(row)} in row {r}")
     return rational_matrix(rows, what=what)
+
+
+def check_pattern(pattern: Any, piece_counts: Sequence[int]) -> tuple[int, ...]:
+    """``pattern`` as a tuple of ints, one piece index per neuron (``piece_counts[i]`` pieces for neuron ``i``);
+    InvalidInputError otherwise."""
+    if isinstance(pattern, (str, bytes, dict)) or not hasattr(pattern, "__iter__"):
+        raise InvalidInputError(f"pattern: expected a sequence of {len(piece_counts)} piece indices, got "
+                                f"{type(pattern).__name__} {_describe(pattern)}")
+    pattern = tuple(pattern)
+    if len(pattern) != len(piece_counts):
+        raise InvalidInputError(f"pattern: expected {len(piece_counts)} piece indices (one per neuron), "
+                                f"got {len(pattern)}")
+    for i, (k, count) in enumerate(zip(pattern, piece_counts)):
+        if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or not 0 <= k < count:
+            raise InvalidInputError(f"pattern[{i}]: expected a piece index in 0..{count - 1}, got {k!r}")
+    return tuple(int(k) for k in pattern)

@@ -36,9 +36,10 @@ from flint import fmpq, fmpq_mat
 
 from polyregions.errors import InvalidInputError
 from polyregions.exact.linalg import Matrix, Vector
-from polyregions.exact.rationals import _describe, rational_matrix, rational_vector
+from polyregions.exact.rationals import rational_matrix, rational_vector
 from polyregions.networks import operations as ops
 from polyregions.networks.activations import Activation, linear
+from polyregions.networks.network import check_pattern
 
 if TYPE_CHECKING:
     from polyregions.networks.graph import GraphNetwork
@@ -238,17 +239,7 @@ class StagedNetwork:
         return self._run(x)[2]
 
     def _check_pattern(self, pattern: Any) -> tuple[int, ...]:
-        if isinstance(pattern, (str, bytes, dict)) or not hasattr(pattern, "__iter__"):
-            raise InvalidInputError(f"pattern: expected a sequence of {self.num_neurons} piece indices, got "
-                                    f"{_describe(pattern)}")
-        pattern = tuple(pattern)
-        if len(pattern) != self.num_neurons:
-            raise InvalidInputError(f"pattern: expected {self.num_neurons} piece indices (one per neuron), "
-                                    f"got {len(pattern)}")
-        for i, (k, count) in enumerate(zip(pattern, self.piece_counts)):
-            if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or not 0 <= k < count:
-                raise InvalidInputError(f"pattern[{i}]: expected a piece index in 0..{count - 1}, got {k!r}")
-        return tuple(int(k) for k in pattern)
+        return check_pattern(pattern, self.piece_counts)
 
     def forward_with_pattern(self, x: Any, pattern: Sequence[int]) -> Vector:
         """The output at ``x`` with every neuron held on the piece ``pattern`` gives it."""
