@@ -8,7 +8,7 @@ from typing import Callable, Iterable
 from ._report import CheckResult, ratio, tightest
 from ._sweep import Counted, NetSpec, breakpoints_of, count_all
 
-__all__ = ["check_bound", "COLUMNS", "scatter_figure"]
+__all__ = ["check_bound", "COLUMNS", "scatter_figure", "finish_bound_axes"]
 
 COLUMNS = ["case", "n0", "activation", "T", "widths", "regions", "bound", "ratio", "holds"]
 
@@ -65,8 +65,14 @@ def scatter_figure(result: CheckResult, fig) -> None:
         if rows:
             ax.scatter([r["regions"] for r in rows], [r["bound"] for r in rows], s=12, c=colour, label=activation,
                        alpha=0.7)
+    finish_bound_axes(ax, result, "bound")
+
+
+def finish_bound_axes(ax, result: CheckResult, *bound_keys: str) -> None:
+    """Log axes of count against bound, with the diagonal count = bound up to the largest value of the rows'
+    ``bound_keys`` and counts, the labels, the title and the legend."""
     if result.rows:
-        top = max(max(r["bound"], r["regions"]) for r in result.rows)
+        top = max(max(r["regions"], *(r[key] for key in bound_keys)) for r in result.rows)
         ax.plot([1, top], [1, top], "k--", lw=0.8, label="count = bound")
     ax.set_xscale("log")
     ax.set_yscale("log")

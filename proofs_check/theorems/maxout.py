@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from polyregions.measures.bounds import maxout_montufar_bound, maxout_serra_bound
 
+from ._bound_check import finish_bound_axes
 from ._graph_sweep import count, maxout_specs
 from ._report import CheckResult, Timer, ratio, tightest
 
@@ -63,12 +64,4 @@ def figure(result: CheckResult, fig) -> None:
     counts = [r["regions"] for r in result.rows]
     ax.scatter(counts, [r["bound"] for r in result.rows], s=14, label="Montufar, Ren & Zhang 2021")
     ax.scatter(counts, [r["serra_bound"] for r in result.rows], s=14, marker="x", label="Serra et al. 2018")
-    if result.rows:
-        top = max(max(r["serra_bound"], r["regions"]) for r in result.rows)
-        ax.plot([1, top], [1, top], "k--", lw=0.8, label="count = bound")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("exact number of regions")
-    ax.set_ylabel("bound")
-    ax.set_title(result.title, fontsize=9)
-    ax.legend(fontsize=8)
+    finish_bound_axes(ax, result, "bound", "serra_bound")
