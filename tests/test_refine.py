@@ -258,3 +258,12 @@ def test_worker_processes_give_the_same_complex():
     # Cut within the certified box: the first layer here, the rest in the workers.
     serial, parallel = refine(net, dom.space(3)), refine(net, dom.space(3), workers=2)
     assert serial.regions == parallel.regions and serial.adjacency == parallel.adjacency
+
+
+def test_neighbours_across_a_layers_cuts_are_found_with_repeated_hyperplanes():
+    # The last layer's neurons 1-3 share one hyperplane (z, -z and 2z), so its parts differ in several neurons
+    # across one facet; the neighbours read off the cuts must still be exactly the closures meeting in a facet.
+    first = ([[1, 2, 0], [0, 1, -1], [1, 0, 1]], [0, Fraction(1, 2), -1])
+    last = ([[1, -1, 0], [-1, 1, 0], [2, -2, 0], [0, 1, 1]], [Fraction(1, 3), Fraction(-1, 3), Fraction(2, 3), 0])
+    net = Network.from_layers(3, [(*first, act.relu()), (*last, act.relu())])
+    _check_against_the_oracle(net)

@@ -60,13 +60,18 @@ METHODS: tuple[Method, ...] = get_args(Method)
 class _Cell:
     rows: tuple[Row, ...]
     floats: Optional[np.ndarray]  # cp.float_rows(rows); None beyond the double range or when cut by vertices
-    point: Point                  # strictly inside
+    point: Optional[Point]        # strictly inside; None while cut by vertices (found when the cell is finished)
     pattern: tuple[int, ...]
     M: fmpq_mat                   # the current layer's input is M t + c on the cell
     c: fmpq_mat                   # (a column)
-    facet_points: tuple[Optional[Point], ...]  # per row: a point of its hyperplane, every other row strict
-    domain_rows: int              # the first rows are the domain's; every later row is a facet with its point
+    # Per row: a point of its hyperplane, every other row strict. Cells cut by vertices need none until they are
+    # finished, and carry () until then.
+    facet_points: tuple[Optional[Point], ...]
+    domain_rows: int              # the first rows are the domain's; every later row is a facet
     vertices: Optional[CellVertices] = None  # a bounded cell's vertices, cut instead of solving programs
+    # The patterns of the regions across the last len(siblings) rows: the facets cut by the last layer, whose
+    # neighbours are known from the cut (:func:`_siblings`).
+    siblings: tuple[tuple[int, ...], ...] = ()
 
     def cut(self, row: Row, point: Point, facet_points) -> "_Cell":
         """The part of the cell where ``row`` holds, with an interior point and the facet points it keeps."""
@@ -81,7 +86,7 @@ class _Cell:
     def __reduce__(self):
         # FLINT matrices do not pickle: they travel to worker processes as integer pairs.
         return _rebuilt_cell, (self.rows, self.floats, self.point, self.pattern, _plain(self.M), _plain(self.c),
-                               self.facet_points, self.domain_rows, self.vertices)
+                               self.facet_points, self.domain_rows, self.vertices, self.siblings)
 
 
 #: The affine map of a finished cell: no later layer reads it.
@@ -92,10 +97,11 @@ def _plain(matrix: fmpq_mat) -> tuple[int, int, list[tuple[int, int]]]:
     return matrix.nrows(), matrix.ncols(), [(int(v.p), int(v.q)) for v in matrix.entries()]
 
 
-def _rebuilt_cell(rows, floats, point, pattern, M, c, facet_points, domain_rows, vertices) -> _Cell:
+def _rebuilt_cell(rows, floats, point, pattern, M, c, facet_points, domain_rows, vertices, siblings) -> _Cell:
     def matrix(n, k, entries):
         return fmpq_mat(n, k, [fmpq(p, q) for p, q in entries])
-    return _Cell(rows, floats, point, pattern, matrix(*M), matrix(*c), facet_points, domain_rows, vertices)
+    return _Cell(rows, floats, point, pattern, matrix(*M), matrix(*c), facet_points, domain_rows, vertices,
+                 siblings)
 
 
 def refine(network: "Network", domain: "Domain", *, backend: Backend = "highs", progress: bool = False,
@@ -174,6 +180,7 @@ def refine(network: "Network", domain: "Domain", *, backend: Backend = "highs", 
 def _boxed(start: _Cell, net: "Network", backend: Backend) -> tuple[_Cell, frozenset[Row]]:
     """The (irredundant) domain cell within the certified box of :func:`~polyregions.regions._vertex_bound.
     vertex_bound`, with a point strictly inside both, and the box's rows."""
+    assert start.point is not None  # the domain's cell has one
     k = len(start.point) - 1
     box = vb.box_rows(vb.vertex_bound(net, start.rows, k), k)
     rows = start.rows + box
@@ -200,33 +207,37 @@ def _unboxed(cell: _Cell, box: frozenset[Row]) -> _Cell:
                    domain_rows=cell.domain_rows - (len(cell.rows) - len(keep)))
 
 
-def _geometry(rows: tuple[Row, ...], point: Point):
+def _geometry(rows: tuple[Row, ...], point: Optional[Point]):
     """A region's ``A``, ``b`` and interior point as fractions (built when first asked for)."""
+    assert point is not None  # every final cell has one (_with_facet_points)
     return (tuple(tuple(Fraction(v) for v in row[:-1]) for row in rows), tuple(Fraction(row[-1]) for row in rows),
             cp.to_fractions(point))
 
 
 def _refined(cells: list[_Cell], layers, backend: Backend, bar=None, finish=None,
              box: frozenset[Row] = frozenset()) -> list[_Cell]:
-    """The cells refined by the layers, one after the other (``finish``, when given, applied to the last layer's
-    cells as they are made); ``bar`` advances by one per layer, in steps of one cell; ``box`` holds the rows of
-    the certified box, if any."""
-    for position, layer in enumerate(layers):
-        exact_layer = _ExactLayer(layer)
-        last = position == len(layers) - 1
-        if last and finish is not None and exact_layer.is_linear:
-            # An affine output layer splits nothing, and a finished cell drops its map: nothing to compute.
-            if bar is not None:
-                bar.update(1)
-            return [finish(cell) for cell in cells]
+    """The cells refined by the layers, one after the other; ``bar`` advances by one per layer, in steps of one
+    cell; ``box`` holds the rows of the certified box, if any.
+
+    ``finish``, when given, is applied to the cells of the last layer that splits as they are made: affine layers
+    after it split nothing and add nothing to the patterns, and a finished cell needs no map.
+    """
+    exact_layers = [_ExactLayer(layer) for layer in layers]
+    end = len(layers)
+    if finish is not None:
+        end = max((position + 1 for position, layer in enumerate(exact_layers) if not layer.is_linear), default=0)
+    for position, exact_layer in enumerate(exact_layers[:end]):
+        last = finish is not None and position == end - 1
         refined: list[_Cell] = []
         for cell in cells:
-            children = _refine_cell(cell, exact_layer, backend, box)
-            refined.extend(map(finish, children) if last and finish is not None else children)
+            children = _refine_cell(cell, exact_layer, backend, box, last=last)
+            refined.extend(map(finish, children) if last else children)
             if bar is not None:
                 bar.update(1 / len(cells))
         cells = refined
-    return cells
+    if bar is not None and end < len(layers):
+        bar.update(len(layers) - end)
+    return [finish(cell) for cell in cells] if finish is not None and end == 0 else cells
 
 
 def _finished(cells: list[_Cell], layers, backend: Backend, bar=None, box: frozenset[Row] = frozenset()
@@ -319,42 +330,142 @@ def _unit_rows(layer: _ExactLayer, table: list[list[fmpq]], offsets: list[fmpq])
     return rows
 
 
-def _refine_cell(cell: _Cell, layer: _ExactLayer, backend: Backend, box: frozenset[Row] = frozenset()
-                 ) -> list[_Cell]:
+def _refine_cell(cell: _Cell, layer: _ExactLayer, backend: Backend, box: frozenset[Row] = frozenset(), *,
+                 last: bool = False) -> list[_Cell]:
+    """The parts of ``cell`` on which each of the layer's units stays on one piece, with their patterns and the
+    next layer's maps (none when ``last``: the parts are final)."""
     G = layer.W * cell.M   # the layer's pre-activations on the cell: G t + g
     g = layer.W * cell.c + layer.bias
-    k = G.ncols()
     table, offsets = G.table(), g.entries()  # indexing FLINT matrices entry by entry is slow
-    cuts = _unit_rows(layer, table, offsets)
-    if cell.vertices is not None and cuts:
-        # A hyperplane that misses the cell misses every part of it: one product of all the rows with the cell's
-        # vertices (exact signs) spares the parts the test.
-        signs = cv.row_signs(cell.vertices, cuts)
-        cuts = [cuts[i] for i in np.flatnonzero((signs < 0).any(axis=0) & (signs > 0).any(axis=0)).tolist()]
+    if cell.vertices is not None and not layer.groups:
+        return _refine_by_vertices(cell, layer, table, offsets, box, last)
     pieces = [cell]
-    for cut in cuts:
+    for cut in _unit_rows(layer, table, offsets):
         pieces = [part for piece in pieces for part in _split(piece, cut, backend, box)]
     for group in layer.groups:
         pieces = [part for piece in pieces for part in _argmax_parts(piece, G, g, group, backend, box)]
     children = []
     for piece in pieces:
+        if piece.point is None:  # a part cut by vertices finds its point only now
+            piece = replace(piece, point=_vertex_point(piece, box))
+        assert piece.point is not None
         point = fmpq_mat([[fmpq(v, piece.point[-1])] for v in piece.point[:-1]])
         values = (G * point + g).entries()
-        rows, chosen = [], []
-        for j, (is_linear, breakpoints, maps) in enumerate(layer.units):
-            choice = bisect.bisect_left(breakpoints, values[j])
-            slope, intercept = maps[choice]
-            rows.append(([slope * v for v in table[j]], slope * offsets[j] + intercept))
-            if not is_linear:
-                chosen.append(choice)
-        for group in layer.groups:
-            best = max(range(len(group)), key=lambda position: values[group[position]])
-            rows.append((table[group[best]], offsets[group[best]]))
-            chosen.append(best)
-        M = fmpq_mat([row for row, _ in rows]) if k else fmpq_mat(len(rows), 0)
-        c = fmpq_mat([[shift] for _, shift in rows])
-        children.append(piece.with_pattern(piece.pattern + tuple(chosen), M, c))
+        choices = [bisect.bisect_left(breakpoints, values[j]) for j, (_, breakpoints, _) in enumerate(layer.units)]
+        best = [max(range(len(group)), key=lambda position: values[group[position]]) for group in layer.groups]
+        children.append(_child(piece, layer, table, offsets, choices, best, last))
     return children
+
+
+def _child(piece: _Cell, layer: _ExactLayer, table: list[list[fmpq]], offsets: list[fmpq], choices: list[int],
+           best: list[int], last: bool) -> _Cell:
+    """The part with its pattern extended by the units' pieces (``choices``, one per element-wise unit) and the
+    max groups' winners (``best``), and the next layer's map unless the part is final (``last``)."""
+    chosen = [choice for choice, (is_linear, _, _) in zip(choices, layer.units) if not is_linear]
+    pattern = piece.pattern + tuple(chosen) + tuple(best)
+    if last:
+        return piece.with_pattern(pattern, _NO_MAP, _NO_MAP)
+    rows = []
+    for (_, _, maps), choice, row, offset in zip(layer.units, choices, table, offsets):
+        slope, intercept = maps[choice]
+        rows.append(([slope * v for v in row], slope * offset + intercept))
+    for group, position in zip(layer.groups, best):
+        rows.append((table[group[position]], offsets[group[position]]))
+    k = piece.M.ncols()
+    M = fmpq_mat([row for row, _ in rows]) if k else fmpq_mat(len(rows), 0)
+    c = fmpq_mat([[shift] for _, shift in rows])
+    return piece.with_pattern(pattern, M, c)
+
+
+def _refine_by_vertices(cell: _Cell, layer: _ExactLayer, table: list[list[fmpq]], offsets: list[fmpq],
+                        box: frozenset[Row], last: bool) -> list[_Cell]:
+    """``_refine_cell`` for a cell that carries its vertices and a layer of element-wise units, read off signs
+    alone: the signs of the cell's vertices say which hyperplanes cross it and on which side the cell lies of the
+    others, each cut says on which side its two parts lie, and a unit's piece on a part is the number of its
+    breakpoints' hyperplanes the part lies above. No part needs a point.
+
+    When the parts are final (``last``), the regions across the facets cut here are recorded
+    (:func:`_siblings`).
+    """
+    rows: list[Row] = []
+    owners: list[int] = []
+    choices = []  # per unit, its piece where it does not depend on the part
+    for j, (is_linear, breakpoints, _) in enumerate(layer.units):
+        if not is_linear and any(table[j]):
+            for xi in breakpoints:
+                rows.append(primitive((*table[j], xi - offsets[j])))  # z_j <= xi
+                owners.append(j)
+            choices.append(0)
+        else:
+            choices.append(0 if is_linear else bisect.bisect_left(breakpoints, offsets[j]))  # constant here
+    assert cell.vertices is not None
+    if rows:
+        # One product of all the rows with the cell's vertices (exact signs): a hyperplane that misses the cell
+        # misses every part of it.
+        signs = cv.row_signs(cell.vertices, rows)
+        below, above = (signs < 0).any(axis=0), (signs > 0).any(axis=0)
+    else:
+        below = above = np.zeros(0, dtype=bool)
+    crossing = np.flatnonzero(below & above).tolist()
+    # (part, how many of its first rows are the cell's, its side of each crossing hyperplane so far)
+    parts: list[tuple[_Cell, int, list[int]]] = [(cell, len(cell.rows), [])]
+    for r in crossing:
+        cut_parts = []
+        for part, inherited, sides in parts:
+            assert part.vertices is not None  # every part of a cell cut by vertices carries its own
+            part_signs = cv.vertex_signs(part.vertices, rows[r])
+            if (part_signs < 0).any() and (part_signs > 0).any():
+                for side, (child, facets) in zip((-1, 1), _vertex_parts(part, rows[r], part_signs)):
+                    cut_parts.append((child, int(np.count_nonzero(facets[:inherited])), sides + [side]))
+            else:
+                cut_parts.append((part, inherited, sides + [1 if (part_signs > 0).any() else -1]))
+        parts = cut_parts
+    owner = np.array(owners, dtype=np.int64)
+    uniform = np.asarray(above & ~below)  # the hyperplanes the whole cell lies above
+    children = []
+    for part, _, sides in parts:
+        up = uniform.copy()
+        up[crossing] = np.array(sides) > 0
+        counts = np.bincount(owner[up], minlength=len(choices)).tolist()
+        children.append(_child(part, layer, table, offsets, [c + n for c, n in zip(choices, counts)], [], last))
+    if last and crossing:
+        children = _siblings(children, [inherited for _, inherited, _ in parts],
+                             np.array([sides for _, _, sides in parts], dtype=np.int8), [rows[r] for r in crossing])
+    return children
+
+
+def _siblings(parts: list[_Cell], inherited: list[int], sides: np.ndarray, cuts: list[Row]) -> list[_Cell]:
+    """The final parts of one cell with the patterns of the parts across the facets the cuts made.
+
+    Every part is the set of points of the (open, convex) cell on given sides of the crossing hyperplanes
+    (``sides``, parts x cuts). Two parts whose sides differ at exactly one distinct hyperplane H share a facet:
+    the points of the cell on their common sides of all the others form a convex set with points on both sides
+    of H, so H cuts its interior. Conversely a facet of a part on a cut's hyperplane H has points of its relative
+    interior on no other distinct hyperplane (the part lies on one side of each), so the part across it differs
+    only at H. So every row a part owes to the cuts (its rows after the first ``inherited``) has exactly one such
+    sibling, which is checked.
+    """
+    planes = [_plane(row)[0] for row in cuts]
+    distinct = sorted({plane: column for column, plane in reversed(list(enumerate(planes)))}.values())
+    signs = sides[:, distinct].astype(np.int32)
+    # The sides of two parts agree at all but one distinct hyperplane exactly when their dot product is that.
+    first, second = np.nonzero(np.triu(signs @ signs.T == len(distinct) - 2, 1))
+    across: list[dict[Row, int]] = [{} for _ in parts]
+    for a, b in zip(first.tolist(), second.tolist()):
+        plane = planes[distinct[int(np.flatnonzero(signs[a] != signs[b])[0])]]
+        across[a][plane] = b
+        across[b][plane] = a
+    finished = []
+    for part, count, found in zip(parts, inherited, across):
+        cut_rows = part.rows[count:]
+        try:
+            siblings = tuple(parts[found[_plane(row)[0]]].pattern for row in cut_rows)
+        except KeyError:
+            siblings = ()
+        if len(siblings) != len(cut_rows) or len(found) != len(cut_rows):
+            raise CertificateError("a facet cut by a layer without exactly one part across it")
+        finished.append(replace(part, siblings=siblings))
+    return finished
 
 
 def _argmax_parts(cell: _Cell, G: fmpq_mat, g: fmpq_mat, group: tuple[int, ...], backend: Backend,
@@ -378,8 +489,7 @@ def _argmax_parts(cell: _Cell, G: fmpq_mat, g: fmpq_mat, group: tuple[int, ...],
                     pieces = []
                 continue
             row = primitive((*a, -gap))  # z_other - z_candidate <= 0
-            pieces = [part for piece in pieces for part in _split(piece, row, backend, box)
-                      if cp.value(row, part.point) < 0]
+            pieces = [part for piece in pieces if (part := _below(piece, row, backend, box)) is not None]
         parts.extend(pieces)
     return parts
 
@@ -387,7 +497,11 @@ def _argmax_parts(cell: _Cell, G: fmpq_mat, g: fmpq_mat, group: tuple[int, ...],
 def _split(cell: _Cell, row: Row, backend: Backend, box: frozenset[Row] = frozenset()) -> list[_Cell]:
     """The non-empty open parts of ``cell`` below and above the hyperplane of ``row``."""
     if cell.vertices is not None:
-        return _split_by_vertices(cell, row, box)
+        signs = cv.vertex_signs(cell.vertices, row)
+        if not (signs < 0).any() or not (signs > 0).any():
+            return [cell]
+        return [part for part, _ in _vertex_parts(cell, row, signs)]
+    assert cell.point is not None  # cells cut by programs always carry one
     side = cp.value(row, cell.point)
     if side == 0:
         # The hyperplane passes through an interior point, so both open sides are non-empty.
@@ -413,66 +527,69 @@ def _split(cell: _Cell, row: Row, backend: Backend, box: frozenset[Row] = frozen
     return [part(row, below, -1), part(cp.negated(row), above, 1)]
 
 
-def _split_by_vertices(cell: _Cell, row: Row, box: frozenset[Row] = frozenset()) -> list[_Cell]:
-    """``_split`` read off the signs of the cell's vertices: both parts are non-empty exactly when vertices lie
-    strictly on both sides. Facet points follow the parts as in ``_split``; those lost are found again at the
-    end (``_with_facet_points``).
+def _below(cell: _Cell, row: Row, backend: Backend, box: frozenset[Row]) -> _Cell | None:
+    """The non-empty open part of ``cell`` below the hyperplane of ``row``, or None."""
+    parts = _split(cell, row, backend, box)
+    if len(parts) == 2:
+        return parts[0]
+    if cell.vertices is not None:
+        return None if (cv.vertex_signs(cell.vertices, row) > 0).any() else cell
+    assert cell.point is not None
+    return cell if cp.value(row, cell.point) < 0 else None  # not zero: the hyperplane misses the open cell
 
-    A part with vertices on the certified box (rows ``box``) takes its interior point near its vertices off
-    the box (:func:`~polyregions.regions._cell_vertices.interior_point`): a point moved toward a vertex from
-    far out, halfway in the row's value, would land next to that vertex, with long numbers.
-    """
-    assert cell.vertices is not None  # _split sends only the cells that carry their vertices
-    signs = cv.vertex_signs(cell.vertices, row)
-    if not (signs < 0).any() or not (signs > 0).any():
-        return [cell]
-    side = cp.value(row, cell.point)
-    split = cv.cut(cell.vertices, row, signs, len(row) - 1)
-    inside = {}
-    for sign, bounding, (vertices, facets) in zip((-1, 1), (row, cp.negated(row)), split):
-        inside[sign] = cell.point
-        on_box = [i for i in range(cell.domain_rows) if facets[i] and cell.rows[i] in box] if box else []
-        if on_box:
-            far = np.any(vertices.tight[:, np.cumsum(facets)[on_box] - 1], axis=1)
-            rows = tuple(r for r, facet in zip(cell.rows, facets.tolist()) if facet) + (bounding,)
-            inside[sign] = cv.interior_point(vertices, rows, far)
-        elif side * sign <= 0:
-            # Halfway (in the row's value) toward a vertex strictly on this side: strictly inside the part.
-            target = cell.vertices.points[int(np.flatnonzero(signs == sign)[0])]
-            inside[sign] = cp.shortened(cell.rows, cp.negated(bounding), cp.toward(cell.point, target, row, _HALF))
-    crossing = cp.toward(inside[-1], inside[1], row, _ZERO)
-    sides = [cp.value(row, q) if q is not None else 0 for q in cell.facet_points]
+
+def _vertex_parts(cell: _Cell, row: Row, signs: np.ndarray) -> list[tuple[_Cell, np.ndarray]]:
+    """The parts of a cell that carries its vertices below and above the hyperplane of ``row``, whose vertices lie
+    strictly on both sides (``signs``): each with a boolean mask of the cell's rows that are still its facets.
+    Its rows are those, in order, followed by the cutting row (``row`` below, its negation above). The parts get
+    neither a point nor facet points: :func:`_with_facet_points` finds them when they are final."""
+    assert cell.vertices is not None
     parts = []
-    for sign, bounding, (vertices, facets) in zip((-1, 1), (row, cp.negated(row)), split):
+    for bounding, (vertices, facets) in zip((row, cp.negated(row)), cv.cut(cell.vertices, row, signs, len(row) - 1)):
         keep = facets.tolist()
         rows = tuple(r for r, facet in zip(cell.rows, keep) if facet) + (bounding,)
-        domain_rows = sum(keep[:cell.domain_rows])
-        points = [q if s * sign > 0 else None for q, s, facet in zip(cell.facet_points, sides, keep) if facet]
-        points.append(crossing)
-        parts.append(_Cell(rows, None, inside[sign], cell.pattern, cell.M, cell.c, tuple(points), domain_rows,
-                           vertices))
+        parts.append((_Cell(rows, None, None, cell.pattern, cell.M, cell.c, (), sum(keep[:cell.domain_rows]),
+                            vertices), facets))
     return parts
 
 
+def _far_vertices(cell: _Cell, box: frozenset[Row]) -> np.ndarray | None:
+    """Which vertices of the cell lie on the certified box (rows ``box``), or None when none can."""
+    assert cell.vertices is not None
+    on_box = [i for i in range(cell.domain_rows) if cell.rows[i] in box] if box else []
+    return np.any(cell.vertices.tight[:, on_box], axis=1) if on_box else None
+
+
+def _vertex_point(cell: _Cell, box: frozenset[Row]) -> Point:
+    """A point strictly inside a cell that carries its vertices, near the centroid of those off the certified
+    box (a point near vertices far out would have long numbers)."""
+    assert cell.vertices is not None
+    far = _far_vertices(cell, box)
+    return cv.interior_point(cell.vertices, cell.rows,
+                             np.zeros(len(cell.vertices.points), dtype=bool) if far is None else far)
+
+
 def _with_facet_points(cell: _Cell, box: frozenset[Row] = frozenset()) -> _Cell:
-    """A final cell with a point on every facet after the domain's, near the centroid of its vertices where the
-    cuts left none, and without its vertices, its float rows and its affine map, which nothing after the cuts
-    needs (and which would be most of what worker processes send back).
+    """A final cell with an interior point and a point on every facet after the domain's (but those whose
+    neighbours are its ``siblings``), near the centroid of its vertices where it has none, and without its
+    vertices, its float rows and its affine map, which nothing after the cuts needs (and which would be most of
+    what worker processes send back).
 
     On a cell that touches the certified box (rows ``box``: the region is unbounded) those points lie near
     the facets' vertices off the box, weighting those on the box very little: short numbers, and points where
     the float guesses of the adjacency work, instead of ones far out.
     """
-    points = list(cell.facet_points)
+    points = list(cell.facet_points) or [None] * len(cell.rows)
+    point = cell.point
     if cell.vertices is not None:  # cells cut by programs keep a point on every facet
-        vertices = cell.vertices
-        on_box = [i for i in range(cell.domain_rows) if cell.rows[i] in box]
-        far = np.any(vertices.tight[:, on_box], axis=1) if on_box else None
-        missing = [i for i in range(cell.domain_rows, len(cell.rows)) if points[i] is None]
+        far = _far_vertices(cell, box)
+        missing = [i for i in range(cell.domain_rows, len(cell.rows) - len(cell.siblings)) if points[i] is None]
         if missing:
-            for i, facet_point in zip(missing, cv.facet_points(vertices, cell.rows, missing, far=far)):
+            for i, facet_point in zip(missing, cv.facet_points(cell.vertices, cell.rows, missing, far=far)):
                 points[i] = facet_point
-    return replace(cell, facet_points=tuple(points), vertices=None, floats=None, M=_NO_MAP, c=_NO_MAP)
+        if point is None:
+            point = _vertex_point(cell, box)
+    return replace(cell, point=point, facet_points=tuple(points), vertices=None, floats=None, M=_NO_MAP, c=_NO_MAP)
 
 
 def _far_point(cell: _Cell, far: Row, backend: Backend) -> Optional[Point]:
@@ -483,6 +600,7 @@ def _far_point(cell: _Cell, far: Row, backend: Backend) -> Optional[Point]:
     toward the hyperplane leaves the cell, gives one without a program: the segment from the interior point
     toward it stays strictly inside the cell short of its end.
     """
+    assert cell.point is not None  # cells cut by programs always carry one
     for q in cell.facet_points:
         if q is not None and cp.value(far, q) > 0:
             return cp.shortened(cell.rows, far, cp.toward(cell.point, q, far, _HALF))
@@ -504,6 +622,7 @@ def _irredundant(cell: _Cell, backend: Backend) -> _Cell:
     unknown = [i for i in range(cell.domain_rows, len(points)) if points[i] is None]
     if not unknown:
         return cell
+    assert cell.point is not None  # cells cut by programs always carry one
     for i in unknown:
         if points[i] is None:
             hit = cp.exit_point(cell.rows, cell.point, cell.rows[i][:-1])
@@ -553,7 +672,8 @@ class _Facets:
         return found
 
     def of(self, cells: Iterable[_Cell]) -> list[tuple[_Cell, int]]:
-        return [(cell, i) for cell in cells for i in range(cell.domain_rows, len(cell.rows))]
+        """The facets whose neighbours are to be found: after the domain's rows, before the siblings'."""
+        return [(cell, i) for cell in cells for i in range(cell.domain_rows, len(cell.rows) - len(cell.siblings))]
 
     def prove(self, cell: _Cell, i: int, guess: tuple[int, ...] | None, across: _Proved) -> bool:
         """Whether the cell of pattern ``guess`` shares facet ``i`` of ``cell`` (recorded in ``across``), proved
@@ -582,6 +702,16 @@ def _float_guesses(facets: list[tuple[_Cell, int]], floats: "_FloatPatterns") ->
     return floats.patterns_beyond([_facet_point(cell, i) for cell, i in facets], [cell.rows[i] for cell, i in facets])
 
 
+def _sibling_pairs(cells: Iterable[_Cell]) -> _Proved:
+    """The facet neighbours the last layer's cuts gave (``_Cell.siblings``)."""
+    across: _Proved = set()
+    for cell in cells:
+        first = len(cell.rows) - len(cell.siblings)
+        for row, other in zip(cell.rows[first:], cell.siblings):
+            across.add((_ordered(cell.pattern, other), _plane(row)[0]))
+    return across
+
+
 def _share_neighbours(cells: list[_Cell], net: "Network") -> tuple[_Proved, list[_FacetKey]]:
     """The facet neighbours among ``cells`` alone proved from float guesses (as :func:`_adjacency` proves them),
     and the facets left open: those of cells whose neighbour is elsewhere, or whose guesses failed. A worker
@@ -589,7 +719,7 @@ def _share_neighbours(cells: list[_Cell], net: "Network") -> tuple[_Proved, list
     facets = _Facets(cells)
     floats = _FloatPatterns(net)
     wanted = facets.of(cells)
-    across: _Proved = set()
+    across = _sibling_pairs(cells)
     open_facets = []
     for (cell, i), guess in zip(wanted, _float_guesses(wanted, floats)):
         if not (facets.prove(cell, i, guess, across) or facets.prove(cell, i, _beyond(floats, cell, i), across)):
@@ -617,7 +747,7 @@ def _adjacency(cells: list[_Cell], regions: list[Region], net: "Network", backen
     floats = _FloatPatterns(net)
     region_of = {cell.pattern: region for cell, region in zip(cells, regions)}
     if settled is None:
-        across: _Proved = set()
+        across = _sibling_pairs(cells)
         wanted = facets.of(cells)
     else:
         across = set(settled[0])
