@@ -267,3 +267,11 @@ def test_neighbours_across_a_layers_cuts_are_found_with_repeated_hyperplanes():
     last = ([[1, -1, 0], [-1, 1, 0], [2, -2, 0], [0, 1, 1]], [Fraction(1, 3), Fraction(-1, 3), Fraction(2, 3), 0])
     net = Network.from_layers(3, [(*first, act.relu()), (*last, act.relu())])
     _check_against_the_oracle(net)
+
+
+def test_a_region_whose_rounded_centroid_is_not_inside_gets_a_certified_point():
+    # A sliver 0 < y < x / 10^30, 0 < x < 1: a centroid rounded to doubles may land on or outside it.
+    rows = ((0, -1, 0), (-1, 10 ** 30, 0), (1, 0, 1))
+    for centroid in [(1, 0, 3), None]:
+        A, b, point = refine_module._geometry(rows, None, centroid, "highs")
+        assert all(sum(a * x for a, x in zip(row, point)) < bi for row, bi in zip(A, b))

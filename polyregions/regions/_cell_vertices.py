@@ -25,7 +25,7 @@ from polyregions.polyhedra.vertex_enumeration import enumerate_vertices
 from polyregions.regions._cell_programs import Point, Row, float_point, homogeneous, value
 
 __all__ = ["CellVertices", "cell_vertices", "vertex_signs", "row_signs", "cut", "facet_points", "interior_point",
-           "near_centroid"]
+           "centroid", "near_centroid"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -216,16 +216,22 @@ def interior_point(cell: CellVertices, rows: Sequence[Row], far: np.ndarray) -> 
     >>> -100 < point[0] / point[-1] < -98 and point[1] == 0
     True
     """
-    k = len(rows[0]) - 1
+    candidate = centroid(cell, far)
+    if candidate is not None and (_signs([candidate], scaled_floats([candidate]), rows) < 0).all():
+        return candidate
+    return near_centroid(list(cell.points), far.tolist())
+
+
+def centroid(cell: CellVertices, far: np.ndarray | None) -> Point | None:
+    """The centroid of the cell's vertices in doubles, weighting the ``far`` ones (a boolean per vertex) very
+    little as :func:`near_centroid` does, as an exact point (None when it leaves the double range). It is near
+    the middle of the cell but rounded, so not always strictly inside."""
+    k = cell.floats.shape[1] - 1
     with np.errstate(all="ignore"):
-        coordinates = cell.floats[:, :k] / cell.floats[:, k:]
+        coordinates = cell.floats[:, :k] / cell.floats[:, k:]  # the scaling by powers of two cancels
         weights = _weights(coordinates, far)
         mean = weights @ coordinates / weights.sum()
-    if np.isfinite(mean).all():
-        candidate = float_point(mean.tolist())
-        if (_signs([candidate], scaled_floats([candidate]), rows) < 0).all():
-            return candidate
-    return near_centroid(list(cell.points), far.tolist())
+    return float_point(mean.tolist()) if np.isfinite(mean).all() else None
 
 
 def _weights(coordinates: np.ndarray, far: np.ndarray | None) -> np.ndarray:

@@ -72,6 +72,9 @@ class _Cell:
     # The patterns of the regions across the last len(siblings) rows: the facets cut by the last layer, whose
     # neighbours are known from the cut (:func:`_siblings`).
     siblings: tuple[tuple[int, ...], ...] = ()
+    # A finished cell cut by vertices without a point: the centroid of its vertices rounded to doubles (weighting
+    # those on the certified box little), tried first when a point is asked for (:func:`_geometry`).
+    centroid: Optional[Point] = None
 
     def cut(self, row: Row, point: Point, facet_points) -> "_Cell":
         """The part of the cell where ``row`` holds, with an interior point and the facet points it keeps."""
@@ -86,7 +89,7 @@ class _Cell:
     def __reduce__(self):
         # FLINT matrices do not pickle: they travel to worker processes as integer pairs.
         return _rebuilt_cell, (self.rows, self.floats, self.point, self.pattern, _plain(self.M), _plain(self.c),
-                               self.facet_points, self.domain_rows, self.vertices, self.siblings)
+                               self.facet_points, self.domain_rows, self.vertices, self.siblings, self.centroid)
 
 
 #: The affine map of a finished cell: no later layer reads it.
@@ -97,11 +100,12 @@ def _plain(matrix: fmpq_mat) -> tuple[int, int, list[tuple[int, int]]]:
     return matrix.nrows(), matrix.ncols(), [(int(v.p), int(v.q)) for v in matrix.entries()]
 
 
-def _rebuilt_cell(rows, floats, point, pattern, M, c, facet_points, domain_rows, vertices, siblings) -> _Cell:
+def _rebuilt_cell(rows, floats, point, pattern, M, c, facet_points, domain_rows, vertices, siblings, centroid
+                  ) -> _Cell:
     def matrix(n, k, entries):
         return fmpq_mat(n, k, [fmpq(p, q) for p, q in entries])
     return _Cell(rows, floats, point, pattern, matrix(*M), matrix(*c), facet_points, domain_rows, vertices,
-                 siblings)
+                 siblings, centroid)
 
 
 def refine(network: "Network", domain: "Domain", *, backend: Backend = "highs", progress: bool = False,
@@ -172,7 +176,8 @@ def refine(network: "Network", domain: "Domain", *, backend: Backend = "highs", 
             cells = _finished(cells, layers, backend, bar, box)
     if box:
         cells = [_unboxed(cell, box) for cell in cells]
-    regions = [Region.deferred(cell.pattern, net, partial(_geometry, cell.rows, cell.point)) for cell in cells]
+    regions = [Region.deferred(cell.pattern, net, partial(_geometry, cell.rows, cell.point, cell.centroid, backend))
+               for cell in cells]
     adjacency = _adjacency(cells, regions, net, backend, settled)
     return sorted_complex(network, domain, regions, adjacency, exact=True, engine="lp")
 
@@ -207,11 +212,20 @@ def _unboxed(cell: _Cell, box: frozenset[Row]) -> _Cell:
                    domain_rows=cell.domain_rows - (len(cell.rows) - len(keep)))
 
 
-def _geometry(rows: tuple[Row, ...], point: Optional[Point]):
-    """A region's ``A``, ``b`` and interior point as fractions (built when first asked for)."""
-    assert point is not None  # every final cell has one (_with_facet_points)
-    return (tuple(tuple(Fraction(v) for v in row[:-1]) for row in rows), tuple(Fraction(row[-1]) for row in rows),
-            cp.to_fractions(point))
+def _geometry(rows: tuple[Row, ...], point: Optional[Point], centroid: Optional[Point], backend: Backend):
+    """A region's ``A``, ``b`` and interior point as fractions (built when first asked for). Without a ``point``,
+    the ``centroid`` when it is strictly inside (checked exactly), otherwise a certified program's point."""
+    A = tuple(tuple(Fraction(v) for v in row[:-1]) for row in rows)
+    b = tuple(Fraction(row[-1]) for row in rows)
+    if point is None:
+        if centroid is not None and cp.strictly_inside(rows, centroid):
+            point = centroid
+        else:
+            found = strict_point(A, b, dim=len(rows[0]) - 1, backend=backend)
+            if found is None:
+                raise CertificateError("a region without a point strictly inside")
+            point = cp.homogeneous(found)
+    return A, b, cp.to_fractions(point)
 
 
 def _refined(cells: list[_Cell], layers, backend: Backend, bar=None, finish=None,
@@ -580,7 +594,7 @@ def _with_facet_points(cell: _Cell, box: frozenset[Row] = frozenset()) -> _Cell:
     the float guesses of the adjacency work, instead of ones far out.
     """
     points = list(cell.facet_points) or [None] * len(cell.rows)
-    point = cell.point
+    point, centroid = cell.point, None
     if cell.vertices is not None:  # cells cut by programs keep a point on every facet
         far = _far_vertices(cell, box)
         missing = [i for i in range(cell.domain_rows, len(cell.rows) - len(cell.siblings)) if points[i] is None]
@@ -588,8 +602,9 @@ def _with_facet_points(cell: _Cell, box: frozenset[Row] = frozenset()) -> _Cell:
             for i, facet_point in zip(missing, cv.facet_points(cell.vertices, cell.rows, missing, far=far)):
                 points[i] = facet_point
         if point is None:
-            point = _vertex_point(cell, box)
-    return replace(cell, point=point, facet_points=tuple(points), vertices=None, floats=None, M=_NO_MAP, c=_NO_MAP)
+            centroid = cv.centroid(cell.vertices, far)
+    return replace(cell, point=point, centroid=centroid, facet_points=tuple(points), vertices=None, floats=None,
+                   M=_NO_MAP, c=_NO_MAP)
 
 
 def _far_point(cell: _Cell, far: Row, backend: Backend) -> Optional[Point]:
