@@ -584,10 +584,10 @@ def _vertex_point(cell: _Cell, box: frozenset[Row]) -> Point:
 
 
 def _with_facet_points(cell: _Cell, box: frozenset[Row] = frozenset()) -> _Cell:
-    """A final cell with an interior point and a point on every facet after the domain's (but those whose
-    neighbours are its ``siblings``), near the centroid of its vertices where it has none, and without its
-    vertices, its float rows and its affine map, which nothing after the cuts needs (and which would be most of
-    what worker processes send back).
+    """A final cell with a point on every facet after the domain's that it proves (:func:`_proves_facet`; not
+    those whose neighbours are its ``siblings``), near the centroid of its vertices where it has none, and
+    without its vertices, its float rows and its affine map, which nothing after the cuts needs (and which would
+    be most of what worker processes send back).
 
     On a cell that touches the certified box (rows ``box``: the region is unbounded) those points lie near
     the facets' vertices off the box, weighting those on the box very little: short numbers, and points where
@@ -597,7 +597,8 @@ def _with_facet_points(cell: _Cell, box: frozenset[Row] = frozenset()) -> _Cell:
     point, centroid = cell.point, None
     if cell.vertices is not None:  # cells cut by programs keep a point on every facet
         far = _far_vertices(cell, box)
-        missing = [i for i in range(cell.domain_rows, len(cell.rows) - len(cell.siblings)) if points[i] is None]
+        missing = [i for i in range(cell.domain_rows, len(cell.rows) - len(cell.siblings))
+                   if points[i] is None and _proves_facet(cell.rows[i])]
         if missing:
             for i, facet_point in zip(missing, cv.facet_points(cell.vertices, cell.rows, missing, far=far)):
                 points[i] = facet_point
@@ -666,6 +667,18 @@ def _plane(row: Row) -> tuple[Row, int]:
     return (row if sign > 0 else cp.negated(row)), sign
 
 
+def _proves_facet(row: Row) -> bool:
+    """Whether the region of a facet on ``row`` looks for the region across it: the one below the hyperplane
+    (on side +1 of :func:`_plane`).
+
+    The regions form a polyhedral complex: the pre-activations are continuous, so on a facet's hyperplane the
+    units that do not switch there take the same pieces from both sides, and the facet of the region across is
+    the same set. Each facet after the domain's rows is therefore shared by exactly two regions, one on each
+    side, and finding it from one side finds it all.
+    """
+    return next(v for v in row if v) > 0
+
+
 #: Facet neighbours proved, each pair of patterns with the hyperplane of the facet they share.
 _Proved = set[tuple[tuple[tuple[int, ...], tuple[int, ...]], Row]]
 #: A facet named independently of the domain's (or the certified box's) rows: (pattern, row - domain rows).
@@ -673,8 +686,8 @@ _FacetKey = tuple[tuple[int, ...], int]
 
 
 class _Facets:
-    """The facets of finished cells after the domain's rows, each with its exact point ``q`` (every facet has one:
-    ``_irredundant``, ``_with_facet_points``), and the cells by pattern for proving guessed neighbours."""
+    """The facets of finished cells after the domain's rows that they prove, each with its exact point ``q``
+    (``_irredundant``, ``_with_facet_points``), and the cells by pattern for proving guessed neighbours."""
 
     def __init__(self, cells: list[_Cell]) -> None:
         self.by_pattern = {cell.pattern: cell for cell in cells}
@@ -687,8 +700,10 @@ class _Facets:
         return found
 
     def of(self, cells: Iterable[_Cell]) -> list[tuple[_Cell, int]]:
-        """The facets whose neighbours are to be found: after the domain's rows, before the siblings'."""
-        return [(cell, i) for cell in cells for i in range(cell.domain_rows, len(cell.rows) - len(cell.siblings))]
+        """The facets whose neighbours are to be found: after the domain's rows and before the siblings', seen
+        from below (:func:`_proves_facet`)."""
+        return [(cell, i) for cell in cells for i in range(cell.domain_rows, len(cell.rows) - len(cell.siblings))
+                if _proves_facet(cell.rows[i])]
 
     def prove(self, cell: _Cell, i: int, guess: tuple[int, ...] | None, across: _Proved) -> bool:
         """Whether the cell of pattern ``guess`` shares facet ``i`` of ``cell`` (recorded in ``across``), proved
@@ -709,7 +724,7 @@ class _Facets:
 
 def _facet_point(cell: _Cell, i: int) -> Point:
     q = cell.facet_points[i]
-    assert q is not None  # every facet after the domain's rows has its point (_irredundant, _with_facet_points)
+    assert q is not None  # every facet a cell proves has its point (_irredundant, _with_facet_points)
     return q
 
 
