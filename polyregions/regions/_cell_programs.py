@@ -35,7 +35,7 @@ Point = tuple[int, ...]  # (X_1, ..., X_k, w), w > 0: the point X / w
 
 def negated(row: Row) -> Row:
     """The opposite closed half-space's row: ``a . x >= c``."""
-    return tuple(-v for v in row)
+    return tuple(map(operator.neg, row))
 
 
 def value(row: Row, point: Point) -> int:

@@ -459,21 +459,25 @@ def _siblings(parts: list[_Cell], inherited: list[int], sides: np.ndarray, cuts:
     only at H. So every row a part owes to the cuts (its rows after the first ``inherited``) has exactly one such
     sibling, which is checked.
     """
-    planes = [_plane(row)[0] for row in cuts]
-    distinct = sorted({plane: column for column, plane in reversed(list(enumerate(planes)))}.values())
+    distinct_cuts = {_plane(row)[0]: column for column, row in reversed(list(enumerate(cuts)))}
+    distinct = sorted(distinct_cuts.values())
     signs = sides[:, distinct].astype(np.int32)
     # The sides of two parts agree at all but one distinct hyperplane exactly when their dot product is that.
     first, second = np.nonzero(np.triu(signs @ signs.T == len(distinct) - 2, 1))
+    # Per part, its row on the shared facet (rows are primitive, so the part below a cut has the cut's row,
+    # the part above its negation, whichever of the cuts on that hyperplane made the facet).
     across: list[dict[Row, int]] = [{} for _ in parts]
     for a, b in zip(first.tolist(), second.tolist()):
-        plane = planes[distinct[int(np.flatnonzero(signs[a] != signs[b])[0])]]
-        across[a][plane] = b
-        across[b][plane] = a
+        at = int(np.flatnonzero(signs[a] != signs[b])[0])
+        row = cuts[distinct[at]]
+        below, above = (a, b) if signs[a, at] < 0 else (b, a)
+        across[below][row] = above
+        across[above][cp.negated(row)] = below
     finished = []
     for part, count, found in zip(parts, inherited, across):
         cut_rows = part.rows[count:]
         try:
-            siblings = tuple(parts[found[_plane(row)[0]]].pattern for row in cut_rows)
+            siblings = tuple(parts[found[row]].pattern for row in cut_rows)
         except KeyError:
             siblings = ()
         if len(siblings) != len(cut_rows) or len(found) != len(cut_rows):
@@ -663,8 +667,7 @@ def _irredundant(cell: _Cell, backend: Backend) -> _Cell:
 def _plane(row: Row) -> tuple[Row, int]:
     """The hyperplane of a primitive row, signed so that its first non-zero coefficient is positive, and the
     side (+1 or -1) the row's half-space is on."""
-    sign = 1 if next(v for v in row if v) > 0 else -1
-    return (row if sign > 0 else cp.negated(row)), sign
+    return (row, 1) if _proves_facet(row) else (cp.negated(row), -1)
 
 
 def _proves_facet(row: Row) -> bool:
@@ -676,7 +679,10 @@ def _proves_facet(row: Row) -> bool:
     the same set. Each facet after the domain's rows is therefore shared by exactly two regions, one on each
     side, and finding it from one side finds it all.
     """
-    return next(v for v in row if v) > 0
+    for v in row:
+        if v:
+            return v > 0
+    return False
 
 
 #: Facet neighbours proved, each pair of patterns with the hyperplane of the facet they share.
@@ -711,12 +717,12 @@ class _Facets:
         other = self.by_pattern.get(guess) if guess is not None else None  # None: no float guess
         if other is None or other is cell:
             return False
-        plane, side = self.planes(cell)[i]
+        plane = _plane(cell.rows[i])[0]
         pair = _ordered(cell.pattern, other.pattern)
         # Two convex cells share at most one facet: a pair proved from the other side of this hyperplane
         # needs nothing more. (Proved across another hyperplane, it says nothing about this facet: an
         # unproved guess may well be a neighbour across another facet.)
-        if (pair, plane) in across or _touches(other, self.planes(other), _facet_point(cell, i), plane, side):
+        if (pair, plane) in across or _touches(other, _facet_point(cell, i), cell.rows[i]):
             across.add((pair, plane))
             return True
         return False
@@ -817,16 +823,15 @@ def _ordered(first: tuple[int, ...], second: tuple[int, ...]) -> tuple[tuple[int
     return (second, first) if second < first else (first, second)
 
 
-def _touches(cell: _Cell, planes, q: Point, plane: Row, side: int) -> bool:
-    """Whether ``cell`` lies on the other side of ``plane`` with every other row strict at ``q`` (a point of
-    that hyperplane), exactly."""
+def _touches(cell: _Cell, q: Point, facet: Row) -> bool:
+    """Whether ``cell`` lies on the other side of the hyperplane of the row ``facet`` (it has the negated row:
+    rows are primitive) with every other row strict at ``q`` (a point of that hyperplane), exactly."""
+    across = cp.negated(facet)
     found = False
-    for (row_plane, row_side), row in zip(planes, cell.rows):
-        if row_plane == plane:
-            if row_side == side:
-                return False
+    for row in cell.rows:
+        if row == across:
             found = True
-        elif cp.value(row, q) >= 0:
+        elif cp.value(row, q) >= 0:  # the row ``facet`` itself included: zero at q
             return False
     return found
 
