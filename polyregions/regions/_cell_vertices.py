@@ -24,8 +24,8 @@ from polyregions.exact._integer_dots import dot_error_bound, scaled_floats
 from polyregions.polyhedra.vertex_enumeration import enumerate_vertices
 from polyregions.regions._cell_programs import Point, Row, float_point, homogeneous, value
 
-__all__ = ["CellVertices", "cell_vertices", "vertex_signs", "row_signs", "cut", "facet_points", "interior_point",
-           "centroid", "near_centroid"]
+__all__ = ["CellVertices", "cell_vertices", "vertex_signs", "row_signs", "row_floats", "cut", "facet_points",
+           "interior_point", "centroid", "near_centroid"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -69,23 +69,35 @@ def cell_vertices(rows: Sequence[Row], k: int, *, limit: int) -> CellVertices | 
     return CellVertices(points, scaled_floats(points), tight, _edges_among(np.arange(len(points)), tight, k))
 
 
-def vertex_signs(cell: CellVertices, row: Row) -> np.ndarray:
-    """The exact sign of ``a . x - c`` at every vertex (int8: -1, 0 or 1)."""
-    return _signs(cell.points, cell.floats, [row])[:, 0]
+def vertex_signs(cell: CellVertices, row: Row, row_floats: np.ndarray | None = None) -> np.ndarray:
+    """The exact sign of ``a . x - c`` at every vertex (int8: -1, 0 or 1); ``row_floats``, when given, is
+    :func:`row_floats` of ``[row]``."""
+    return _signs(cell.points, cell.floats, [row], row_floats)[:, 0]
 
 
-def row_signs(cell: CellVertices, rows: Sequence[Row]) -> np.ndarray:
-    """The exact signs of ``a . x - c`` for every vertex and row (vertices x rows, int8: -1, 0 or 1)."""
-    return _signs(cell.points, cell.floats, rows)
+def row_signs(cell: CellVertices, rows: Sequence[Row], floats: np.ndarray | None = None) -> np.ndarray:
+    """The exact signs of ``a . x - c`` for every vertex and row (vertices x rows, int8: -1, 0 or 1);
+    ``floats``, when given, is :func:`row_floats` of ``rows``."""
+    return _signs(cell.points, cell.floats, rows, floats)
 
 
-def _signs(points: Sequence[Point], floats: np.ndarray, rows: Sequence[Row]) -> np.ndarray:
+def row_floats(rows: Sequence[Row]) -> np.ndarray:
+    """The float filter's copies of the rows, for the signs of many cells' vertices."""
+    return scaled_floats([row[:-1] + (-row[-1],) for row in rows])  # their dot products with points are value()
+
+
+def _signs(points: Sequence[Point], floats: np.ndarray, rows: Sequence[Row], rows_floats: np.ndarray | None = None,
+           known: np.ndarray | None = None) -> np.ndarray:
     """The exact signs of ``value(row, point)`` (points x rows, int8), from ``floats = scaled_floats(points)``
-    where the float filter proves them, exactly elsewhere."""
+    and ``rows_floats = row_floats(rows)`` where the float filter proves them, exactly elsewhere but where
+    ``known`` (points x rows, boolean) is set: there the caller needs no sign."""
     k = len(rows[0]) - 1
-    values = floats @ scaled_floats([row[:-1] + (-row[-1],) for row in rows]).T  # the dot product is value()
+    values = floats @ (row_floats(rows) if rows_floats is None else rows_floats).T
     signs = np.sign(values).astype(np.int8)
-    for v, r in zip(*np.nonzero(np.abs(values) <= dot_error_bound(k + 1))):
+    unproved = np.abs(values) <= dot_error_bound(k + 1)
+    if known is not None:
+        unproved &= ~known
+    for v, r in zip(*np.nonzero(unproved)):
         exact = value(rows[r], points[v])
         signs[v, r] = (exact > 0) - (exact < 0)
     return signs
@@ -102,7 +114,7 @@ def cut(cell: CellVertices, row: Row, signs: np.ndarray, k: int
     ends = cell.edges[signs[cell.edges[:, 0]] * signs[cell.edges[:, 1]] < 0]
     ends = np.where((signs[ends[:, 0]] < 0)[:, None], ends, ends[:, ::-1])  # (below, above) per crossing edge
     points = cell.points
-    values = {v: value(row, points[v]) for v in np.unique(ends).tolist()}
+    values = {v: value(row, points[v]) for v in set(ends.ravel().tolist())}
     new_points = []
     for u, v in ends.tolist():
         below, above = values[u], values[v]
@@ -169,7 +181,10 @@ def _edges_among(ids: np.ndarray, tight: np.ndarray, k: int) -> np.ndarray:
     for t in np.flatnonzero(~proven).tolist():
         shared = tight[ids[i[t]]] & tight[ids[j[t]]]
         proven[t] = np.count_nonzero(tight[:, shared].all(axis=1)) == 2
-    return np.column_stack([ids[i[proven]], ids[j[proven]]]).astype(np.int64)
+    edges = np.empty((np.count_nonzero(proven), 2), dtype=np.int64)
+    edges[:, 0] = ids[i[proven]]
+    edges[:, 1] = ids[j[proven]]
+    return edges
 
 
 def facet_points(cell: CellVertices, rows: Sequence[Row], wanted: Sequence[int], *,
@@ -192,8 +207,8 @@ def facet_points(cell: CellVertices, rows: Sequence[Row], wanted: Sequence[int],
     ok = np.zeros(len(near), dtype=bool)
     if good:
         candidates = [point for point in near if point is not None]
-        own = np.arange(len(rows)) == np.array(wanted)[good][:, None]
-        ok[good] = ((_signs(candidates, scaled_floats(candidates), rows) < 0) | own).all(axis=1)
+        own = np.arange(len(rows)) == np.array(wanted)[good][:, None]  # zero: on its own row
+        ok[good] = ((_signs(candidates, scaled_floats(candidates), rows, known=own) < 0) | own).all(axis=1)
     found = []
     for i, point, fine in zip(wanted, near, ok.tolist()):
         if not fine or point is None:

@@ -416,7 +416,8 @@ def _refine_by_vertices(cell: _Cell, layer: _ExactLayer, table: list[list[fmpq]]
     if rows:
         # One product of all the rows with the cell's vertices (exact signs): a hyperplane that misses the cell
         # misses every part of it.
-        signs = cv.row_signs(cell.vertices, rows)
+        floats = cv.row_floats(rows)
+        signs = cv.row_signs(cell.vertices, rows, floats)
         below, above = (signs < 0).any(axis=0), (signs > 0).any(axis=0)
     else:
         below = above = np.zeros(0, dtype=bool)
@@ -427,7 +428,7 @@ def _refine_by_vertices(cell: _Cell, layer: _ExactLayer, table: list[list[fmpq]]
         cut_parts = []
         for part, inherited, sides in parts:
             assert part.vertices is not None  # every part of a cell cut by vertices carries its own
-            part_signs = cv.vertex_signs(part.vertices, rows[r])
+            part_signs = cv.vertex_signs(part.vertices, rows[r], floats[r:r + 1])
             if (part_signs < 0).any() and (part_signs > 0).any():
                 for side, (child, facets) in zip((-1, 1), _vertex_parts(part, rows[r], part_signs)):
                     cut_parts.append((child, int(np.count_nonzero(facets[:inherited])), sides + [side]))
