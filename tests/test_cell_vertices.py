@@ -54,7 +54,7 @@ def test_unbounded_cells_and_too_many_vertices_give_none():
 def test_a_plane_through_the_cube_center_cuts_a_hexagon():
     cell = cv.cell_vertices(_cube(3), 3, limit=100)
     row = (1, 1, 1, 0)
-    (below, below_facets), (above, above_facets) = cv.cut(cell, row, cv.vertex_signs(cell, row), 3)
+    (below, below_facets, _), (above, above_facets, _) = cv.cut(cell, row, cv.vertex_signs(cell, row), 3)
     for part, facets in ((below, below_facets), (above, above_facets)):
         # Four cube corners and the six points of the hexagon; V - E + F = 2 with three whole and three cut
         # squares and the hexagon.
@@ -67,7 +67,7 @@ def test_a_plane_through_cube_edges_leaves_prisms_and_drops_the_facets_it_misses
     row = (1, 1, 0, 0)  # x + y <= 0 holds with equality on two vertical edges
     signs = cv.vertex_signs(cell, row)
     assert sorted(signs.tolist()) == [-1, -1, 0, 0, 0, 0, 1, 1]
-    (below, facets), _ = cv.cut(cell, row, signs, 3)
+    (below, facets, _), _ = cv.cut(cell, row, signs, 3)
     assert len(below.points) == 6 and len(below.edges) == 9
     rows = [r for r, keep in zip(_cube(3), facets) if keep] + [row]
     assert len(rows) == 5  # x <= 1 and y <= 1 touch the part in an edge only
@@ -104,13 +104,39 @@ def test_successive_cuts_agree_with_vertex_enumeration_of_each_part(case):
         signs = cv.vertex_signs(cell, row)
         if not (signs < 0).any() or not (signs > 0).any():
             continue
-        (below, facets), (above, above_facets) = cv.cut(cell, row, signs, k)
+        (below, facets, _), (above, above_facets, _) = cv.cut(cell, row, signs, k)
         below_rows = [r for r, keep in zip(rows, facets) if keep] + [row]
         above_rows = [r for r, keep in zip(rows, above_facets) if keep] + [negated(row)]
         _check_against_enumeration(above, above_rows, k)
         _check_against_enumeration(below, below_rows, k)
         cell, rows = below, below_rows
     _check_against_enumeration(cell, rows, k)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_cells_and_cuts(), st.booleans())
+def test_a_cut_carries_the_exact_signs_at_the_hyperplanes_still_to_cut(case, last):
+    k, extra, cuts = case
+    cuts = [c for c in cuts if any(c[:-1])]
+    cell = cv.cell_vertices(_cube(k, half=2), k, limit=10_000)
+    signs = cv.vertex_signs(cell, cuts[0]) if cuts else None
+    if signs is None or not (signs < 0).any() or not (signs > 0).any():
+        return
+    rest = cuts[1:] + [e for e in extra if any(e[:-1])]
+    if rest:
+        later = cv.Later(rest, cv.row_floats(rest), cv.row_signs(cell, rest), last)
+    else:
+        later = cv.Later(rest, np.empty((0, k + 1)), np.empty((len(cell.points), 0), dtype=np.int8), last)
+    plain = cv.cut(cell, cuts[0], signs, k)
+    for (part, facets, part_later), (same, same_facets, _) in zip(cv.cut(cell, cuts[0], signs, k, later), plain):
+        assert part.points == same.points and (facets == same_facets).all()
+        expected = cv.row_signs(part, rest) if rest else np.empty((len(part.points), 0))
+        assert (part_later.signs == expected).all()
+        crossed = ((expected < 0).any(axis=0) & (expected > 0).any(axis=0)).any()
+        if last and not crossed:
+            assert len(part.edges) == 0  # cut no more: its edges were not needed
+        else:
+            assert {tuple(sorted(e)) for e in part.edges.tolist()} == {tuple(sorted(e)) for e in same.edges.tolist()}
 
 
 def test_signs_are_exact_where_the_float_filter_proves_nothing():

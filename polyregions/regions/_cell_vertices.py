@@ -24,7 +24,7 @@ from polyregions.exact._integer_dots import dot_error_bound, scaled_floats
 from polyregions.polyhedra.vertex_enumeration import enumerate_vertices
 from polyregions.regions._cell_programs import Point, Row, float_point, homogeneous, value
 
-__all__ = ["CellVertices", "cell_vertices", "vertex_signs", "row_signs", "row_floats", "cut", "facet_points",
+__all__ = ["CellVertices", "Later", "cell_vertices", "vertex_signs", "row_signs", "row_floats", "cut", "facet_points",
            "interior_point", "centroid", "near_centroid"]
 
 
@@ -41,7 +41,8 @@ class CellVertices:
     tight : numpy.ndarray
         Boolean, ``len(points) x m``: ``tight[v, i]`` when row ``i`` holds with equality at vertex ``v``.
     edges : numpy.ndarray
-        Integer, ``(number of edges) x 2``: pairs of vertex indices.
+        Integer, ``(number of edges) x 2``: pairs of vertex indices (none on a part that :func:`cut` was told
+        is cut no more).
     """
 
     points: tuple[Point, ...]
@@ -103,67 +104,120 @@ def _signs(points: Sequence[Point], floats: np.ndarray, rows: Sequence[Row], row
     return signs
 
 
-def cut(cell: CellVertices, row: Row, signs: np.ndarray, k: int
-        ) -> tuple[tuple[CellVertices, np.ndarray], tuple[CellVertices, np.ndarray]]:
+@dataclass(frozen=True, eq=False)
+class Later:
+    """The hyperplanes a cell is still to be cut by, for :func:`cut`: their ``rows``, ``floats``
+    (:func:`row_floats`) and the exact ``signs`` of the cell's vertices at them (vertices x rows); ``last`` when
+    nothing else will cut it."""
+
+    rows: Sequence[Row]
+    floats: np.ndarray
+    signs: np.ndarray
+    last: bool
+
+
+#: Crossings of one hyperplane already computed, for :func:`cut`: by the identities of an edge's two point objects
+#: (below, above), the points themselves (kept alive, so that their identities are not reused), the new vertex,
+#: its float row and its signs at the later hyperplanes.
+Crossings = dict[tuple[int, int], tuple[Point, Point, Point, np.ndarray, np.ndarray | None]]
+
+
+def cut(cell: CellVertices, row: Row, signs: np.ndarray, k: int, later: Later | None = None,
+        crossings: Crossings | None = None) -> list[tuple[CellVertices, np.ndarray, Later | None]]:
     """The parts of the cell below (``a . x <= c``) and above the hyperplane of ``row``, whose vertices lie
     strictly on both sides (``signs`` from :func:`vertex_signs`).
 
     Each part comes with a boolean mask of the cell's rows that are still facets of it; its rows are those,
-    in order, followed by the cutting row (``row`` below, its negation above).
+    in order, followed by the cutting row (``row`` below, its negation above). With ``later``, the part comes
+    with its own (the signs of its vertices at the same hyperplanes), and when those are the ``last`` to cut
+    and none of them crosses the part, it gets no edges: nothing will cut it.
+
+    ``crossings``, shared by the cuts of several cells by the same hyperplane (and the same ``later``), computes
+    the vertex where it crosses an edge once: cells that share vertices (parts of one cell share the point
+    objects of the vertices they have in common) have edges in common, in more than one cell in dimension 3 up.
     """
     ends = cell.edges[signs[cell.edges[:, 0]] * signs[cell.edges[:, 1]] < 0]
     ends = np.where((signs[ends[:, 0]] < 0)[:, None], ends, ends[:, ::-1])  # (below, above) per crossing edge
     points = cell.points
-    values = {v: value(row, points[v]) for v in set(ends.ravel().tolist())}
-    new_points = []
-    for u, v in ends.tolist():
-        below, above = values[u], values[v]
-        # above > 0 > below: the positive combination above * u - below * v lies on the hyperplane.
-        combined = [above * p - below * q for p, q in zip(points[u], points[v])]
-        divisor = math.gcd(*combined)
-        new_points.append(tuple(x // divisor for x in combined))
+    pairs = ends.tolist()
+    keys = [(id(points[u]), id(points[v])) for u, v in pairs]
+    known: list[tuple[Point, Point, Point, np.ndarray, np.ndarray | None] | None] = (
+        [crossings.get(key) for key in keys] if crossings is not None else [None] * len(keys))
+    fresh = [t for t, hit in enumerate(known) if hit is None]
+    if fresh:
+        values = {v: value(row, points[v]) for t in fresh for v in pairs[t]}
+        made = []
+        for t in fresh:
+            u, v = pairs[t]
+            below, above = values[u], values[v]
+            # above > 0 > below: the positive combination above * u - below * v lies on the hyperplane.
+            combined = [above * p - below * q for p, q in zip(points[u], points[v])]
+            divisor = math.gcd(*combined)
+            made.append(tuple(x // divisor for x in combined))
+        made_floats = scaled_floats(made)
+        made_signs = (_signs(made, made_floats, later.rows, later.floats) if later is not None and later.rows
+                      else None)
+        for position, t in enumerate(fresh):
+            u, v = pairs[t]
+            crossing = (points[u], points[v], made[position], made_floats[position],
+                        None if made_signs is None else made_signs[position])
+            known[t] = crossing
+            if crossings is not None:
+                crossings[keys[t]] = crossing
+    new_points = [hit[2] for hit in known if hit is not None]
     new_tight = cell.tight[ends[:, 0]] & cell.tight[ends[:, 1]]
     # A cut through vertices alone (no edge crossed strictly) adds no vertex.
-    new_floats = scaled_floats(new_points) if new_points else np.empty((0, k + 1))
+    new_floats = np.array([hit[3] for hit in known if hit is not None]) if new_points else np.empty((0, k + 1))
+    if later is not None:
+        new_signs = (np.array([hit[4] for hit in known if hit is not None]) if new_points and later.rows
+                     else np.empty((len(new_points), len(later.rows)), dtype=np.int8))
     on_plane = signs == 0
     parts = []
     for side, column in ((-1, 0), (1, 1)):
+        kept = signs * side >= 0
+        part_later, edges = None, True
+        if later is not None:
+            part_later = Later(later.rows, later.floats, np.concatenate([later.signs[kept], new_signs]), later.last)
+            edges = not later.last or bool(((part_later.signs < 0).any(axis=0)
+                                            & (part_later.signs > 0).any(axis=0)).any())
         facets = cell.tight[signs == side].any(axis=0)
-        part = _part(cell, signs * side >= 0, on_plane, facets, new_points, new_floats, new_tight[:, facets],
-                     ends[:, column], k)
-        parts.append((part, facets))
-    return parts[0], parts[1]
+        part = _part(cell, kept, on_plane, facets, new_points, new_floats, new_tight[:, facets], ends[:, column], k,
+                     edges)
+        parts.append((part, facets, part_later))
+    return parts
 
 
 def _part(cell: CellVertices, kept: np.ndarray, on_plane: np.ndarray, facets: np.ndarray, new_points: list[Point],
-          new_floats: np.ndarray, new_tight: np.ndarray, new_ends: np.ndarray, k: int) -> CellVertices:
+          new_floats: np.ndarray, new_tight: np.ndarray, new_ends: np.ndarray, k: int, edges: bool) -> CellVertices:
     """One side of a cut: the cell's vertices ``kept`` and the new ones, with the rows ``facets`` and the
-    cutting row last."""
+    cutting row last, and its edges only when ``edges`` (it is cut no more otherwise)."""
     old = np.flatnonzero(kept)
     count, added = len(old), len(new_points)
-    position = np.full(len(cell.points), -1)
-    position[old] = np.arange(count)
-    fresh = count + np.arange(added)
     tight = np.empty((count + added, new_tight.shape[1] + 1), dtype=bool)
     tight[:count, :-1] = cell.tight[old][:, facets]
     tight[:count, -1] = on_plane[old]
     tight[count:, :-1] = new_tight
     tight[count:, -1] = True
+    floats = np.empty((count + added, cell.floats.shape[1]))
+    floats[:count] = cell.floats[old]
+    floats[count:] = new_floats
+    points = tuple(cell.points[i] for i in old.tolist()) + tuple(new_points)
+    if not edges:
+        return CellVertices(points, floats, tight, np.empty((0, 2), dtype=np.int64))
+    position = np.full(len(cell.points), -1)
+    position[old] = np.arange(count)
+    fresh = count + np.arange(added)
     # Old edges stay edges; those inside the hyperplane are found again below with the new ones there.
     first, second = cell.edges[:, 0], cell.edges[:, 1]
     staying = position[cell.edges[kept[first] & kept[second] & ~(on_plane[first] & on_plane[second])]]
     inside = np.concatenate([np.flatnonzero(on_plane[old]), fresh])
     among = _edges_among(inside, tight, k)
-    edges = np.empty((len(staying) + added + len(among), 2), dtype=np.int64)
-    edges[:len(staying)] = staying
-    edges[len(staying):len(staying) + added, 0] = fresh
-    edges[len(staying):len(staying) + added, 1] = position[new_ends]
-    edges[len(staying) + added:] = among
-    floats = np.empty((count + added, cell.floats.shape[1]))
-    floats[:count] = cell.floats[old]
-    floats[count:] = new_floats
-    points = tuple(cell.points[i] for i in old.tolist()) + tuple(new_points)
-    return CellVertices(points, floats, tight, edges)
+    found = np.empty((len(staying) + added + len(among), 2), dtype=np.int64)
+    found[:len(staying)] = staying
+    found[len(staying):len(staying) + added, 0] = fresh
+    found[len(staying):len(staying) + added, 1] = position[new_ends]
+    found[len(staying) + added:] = among
+    return CellVertices(points, floats, tight, found)
 
 
 def _edges_among(ids: np.ndarray, tight: np.ndarray, k: int) -> np.ndarray:

@@ -420,32 +420,39 @@ def _refine_by_vertices(cell: _Cell, layer: _ExactLayer, table: list[list[fmpq]]
         signs = cv.row_signs(cell.vertices, rows, floats)
         below, above = (signs < 0).any(axis=0), (signs > 0).any(axis=0)
     else:
+        floats = np.empty((0, cell.vertices.floats.shape[1]))
+        signs = np.empty((len(cell.vertices.points), 0), dtype=np.int8)
         below = above = np.zeros(0, dtype=bool)
     crossing = np.flatnonzero(below & above).tolist()
-    # (part, how many of its first rows are the cell's, its side of each crossing hyperplane so far)
-    parts: list[tuple[_Cell, int, list[int]]] = [(cell, len(cell.rows), [])]
-    for r in crossing:
+    cuts = [rows[r] for r in crossing]
+    # Per part: how many of its first rows are the cell's, its side of each crossing hyperplane so far, and the
+    # signs of its vertices at the crossing hyperplanes still to cut (a part's new vertices get theirs once).
+    parts: list[tuple[_Cell, int, list[int], np.ndarray]] = [(cell, len(cell.rows), [], signs[:, crossing])]
+    for step, row in enumerate(cuts):
         cut_parts = []
-        for part, inherited, sides in parts:
-            assert part.vertices is not None  # every part of a cell cut by vertices carries its own
-            part_signs = cv.vertex_signs(part.vertices, rows[r], floats[r:r + 1])
-            if (part_signs < 0).any() and (part_signs > 0).any():
-                for side, (child, facets) in zip((-1, 1), _vertex_parts(part, rows[r], part_signs)):
-                    cut_parts.append((child, int(np.count_nonzero(facets[:inherited])), sides + [side]))
+        crossings: cv.Crossings = {}  # the parts share vertices, and edges in dimension 3 up
+        for part, inherited, sides, at in parts:
+            if (at[:, 0] < 0).any() and (at[:, 0] > 0).any():
+                later = cv.Later(cuts[step + 1:], floats[crossing[step + 1:]], at[:, 1:], last)
+                for side, (child, facets, child_later) in zip((-1, 1), _vertex_parts(part, row, at[:, 0], later,
+                                                                                      crossings)):
+                    assert child_later is not None
+                    cut_parts.append((child, int(np.count_nonzero(facets[:inherited])), sides + [side],
+                                      child_later.signs))
             else:
-                cut_parts.append((part, inherited, sides + [1 if (part_signs > 0).any() else -1]))
+                cut_parts.append((part, inherited, sides + [1 if (at[:, 0] > 0).any() else -1], at[:, 1:]))
         parts = cut_parts
     owner = np.array(owners, dtype=np.int64)
     uniform = np.asarray(above & ~below)  # the hyperplanes the whole cell lies above
     children = []
-    for part, _, sides in parts:
+    for part, _, sides, _ in parts:
         up = uniform.copy()
         up[crossing] = np.array(sides) > 0
         counts = np.bincount(owner[up], minlength=len(choices)).tolist()
         children.append(_child(part, layer, table, offsets, [c + n for c, n in zip(choices, counts)], [], last))
     if last and crossing:
-        children = _siblings(children, [inherited for _, inherited, _ in parts],
-                             np.array([sides for _, _, sides in parts], dtype=np.int8), [rows[r] for r in crossing])
+        children = _siblings(children, [inherited for _, inherited, _, _ in parts],
+                             np.array([sides for _, _, sides, _ in parts], dtype=np.int8), cuts)
     return children
 
 
@@ -519,7 +526,7 @@ def _split(cell: _Cell, row: Row, backend: Backend, box: frozenset[Row] = frozen
         signs = cv.vertex_signs(cell.vertices, row)
         if not (signs < 0).any() or not (signs > 0).any():
             return [cell]
-        return [part for part, _ in _vertex_parts(cell, row, signs)]
+        return [part for part, _, _ in _vertex_parts(cell, row, signs)]
     assert cell.point is not None  # cells cut by programs always carry one
     side = cp.value(row, cell.point)
     if side == 0:
@@ -557,18 +564,22 @@ def _below(cell: _Cell, row: Row, backend: Backend, box: frozenset[Row]) -> _Cel
     return cell if cp.value(row, cell.point) < 0 else None  # not zero: the hyperplane misses the open cell
 
 
-def _vertex_parts(cell: _Cell, row: Row, signs: np.ndarray) -> list[tuple[_Cell, np.ndarray]]:
+def _vertex_parts(cell: _Cell, row: Row, signs: np.ndarray, later: cv.Later | None = None,
+                  crossings: cv.Crossings | None = None) -> list[tuple[_Cell, np.ndarray, cv.Later | None]]:
     """The parts of a cell that carries its vertices below and above the hyperplane of ``row``, whose vertices lie
-    strictly on both sides (``signs``): each with a boolean mask of the cell's rows that are still its facets.
-    Its rows are those, in order, followed by the cutting row (``row`` below, its negation above). The parts get
+    strictly on both sides (``signs``): each with a boolean mask of the cell's rows that are still its facets and
+    its own ``later`` (``later`` and ``crossings`` as in :func:`~polyregions.regions._cell_vertices.cut`). Its
+    rows are those, in order, followed by the cutting row (``row`` below, its negation above). The parts get
     neither a point nor facet points: :func:`_with_facet_points` finds them when they are final."""
     assert cell.vertices is not None
     parts = []
-    for bounding, (vertices, facets) in zip((row, cp.negated(row)), cv.cut(cell.vertices, row, signs, len(row) - 1)):
+    for bounding, (vertices, facets, part_later) in zip((row, cp.negated(row)),
+                                                        cv.cut(cell.vertices, row, signs, len(row) - 1, later,
+                                                               crossings)):
         keep = facets.tolist()
         rows = tuple(r for r, facet in zip(cell.rows, keep) if facet) + (bounding,)
         parts.append((_Cell(rows, None, None, cell.pattern, cell.M, cell.c, (), sum(keep[:cell.domain_rows]),
-                            vertices), facets))
+                            vertices), facets, part_later))
     return parts
 
 
