@@ -45,6 +45,7 @@ _EXPORTS = {
     ".regions.complex": ["Region", "RegionComplex"],
     ".regions.enumeration": ["enumerate_regions"],
     ".regions.export": ["write_complex_json", "write_graphml"],
+    ".regions.stream": ["stream_regions"],
     ".measures.faces": ["Boundary", "boundary", "face_complex"],
     ".measures.volumes": ["BoundaryVolumes", "boundary_volumes"],
     ".measures.distances": ["Distances", "boundary_distances", "exact_distance"],
@@ -121,3 +122,4 @@ if TYPE_CHECKING:
     )
     from polyregions.regions.enumeration import enumerate_regions
     from polyregions.regions.export import write_complex_json, write_graphml
+    from polyregions.regions.stream import stream_regions

@@ -40,6 +40,10 @@ def add_parser(subparsers) -> None:
                         help="also write the region complex with its certificates as JSON (python -m proofs_check "
                              "verify FILE re-checks it)")
     parser.add_argument("--graphml", metavar="FILE", help="also write the adjacency graph of the regions as GraphML")
+    parser.add_argument("--stream", metavar="FILE",
+                        help="write the regions, their adjacency and the counts to an SQLite store "
+                             "(polyregions.store/1) a share at a time instead of holding them in memory (LP engine); "
+                             "an interrupted run keeps what it committed, and the same command resumes it")
     parser.add_argument("--workers", type=workers(1), default=1, metavar="N",
                         help="processes for the LP engine (default 1; more than the cores available count as "
                              "that many)")
@@ -70,11 +74,19 @@ def run(args) -> int:
     from polyregions.networks.io import load_network
     from polyregions.regions.enumeration import enumerate_regions
 
-    for option, path in (("--export", args.export), ("--graphml", args.graphml)):
+    if args.stream is not None:
+        _check_stream_options(args)
+    for option, path in (("--export", args.export), ("--graphml", args.graphml), ("--stream", args.stream)):
         if path is not None:
             check_output(path, what=option)  # before the enumeration, which a bad path would waste
     network = load_network(args.network)
     domain = read_domain(args, network.input_dim)
+    if args.stream is not None:
+        from polyregions.regions.stream import stream_regions
+
+        _print(args, stream_regions(network, domain, args.stream, workers=args.workers,
+                                    progress=wants_progress(args)))
+        return 0
     complex_ = enumerate_regions(network, domain, engine=args.engine, progress=wants_progress(args),
                                  workers=args.workers, scheduler=args.scheduler)
     if args.export:
@@ -83,11 +95,26 @@ def run(args) -> int:
     if args.graphml:
         from polyregions.regions.export import write_graphml
         write_graphml(complex_, args.graphml)
-    summary = complex_.summary()
+    _print(args, complex_.summary())
+    return 0
+
+
+def _check_stream_options(args) -> None:
+    """``--stream`` runs the LP engine in local processes and writes only the store."""
+    from polyregions.errors import InvalidInputError
+
+    if args.engine == "mesh":
+        raise InvalidInputError("--stream: expected the lp engine (or auto, which means lp here), got --engine mesh")
+    for option, value in (("--export", args.export), ("--graphml", args.graphml), ("--scheduler", args.scheduler)):
+        if value is not None:
+            raise InvalidInputError(f"--stream: expected no {option} with it (the store holds the regions and their "
+                                    f"adjacency; the regions are never all in memory), got {option} {value}")
+
+
+def _print(args, summary: dict) -> None:
     if args.json:
         print(json.dumps(summary))
     else:
         print(f"{summary['activation_regions']} activation regions, {summary['linear_regions']} linear regions "
               f"of a network with {summary['neurons']} neurons on a {summary['domain_dim']}-D domain "
               f"({'exact' if summary['exact'] else 'NOT exact'}, {summary['engine']} engine)")
-    return 0

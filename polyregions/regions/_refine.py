@@ -138,6 +138,34 @@ def refine(network: "Network", domain: "Domain", *, backend: Backend = "highs", 
         raise InvalidInputError(f"workers: expected a positive integer, got {workers!r}")
     if method not in METHODS:
         raise InvalidInputError(f"method: expected one of {', '.join(METHODS)}, got {method!r}")
+    start, box = domain_cell(net, domain, backend, method)
+    cells = [start]
+    layers = net.layers
+    settled = None  # what worker processes proved of the adjacency, each among its own share of the cells
+    with progress_bar(total=len(layers), desc="layers", enabled=progress, fractional=True) as bar:
+        if scheduler is not None and len(layers) > 1:
+            from polyregions.regions._distributed import refined_on_cluster
+
+            cells = _refined(cells, layers[:1], backend, bar, box=box)
+            cells, settled = refined_on_cluster(cells, layers[1:], backend, scheduler, bar, box, net)
+        elif workers > 1 and len(layers) > 1:
+            cells = _refined(cells, layers[:1], backend, bar, box=box)
+            cells, settled = _refined_in_processes(cells, layers[1:], backend, workers, bar, box, net)
+        else:
+            cells = _finished(cells, layers, backend, bar, box)
+    if box:
+        cells = [_unboxed(cell, box) for cell in cells]
+    regions = [Region.deferred(cell.pattern, net, partial(_geometry, cell.rows, cell.point, cell.centroid, backend))
+               for cell in cells]
+    adjacency = _adjacency(cells, regions, net, backend, settled)
+    return sorted_complex(network, domain, regions, adjacency, exact=True, engine="lp")
+
+
+def domain_cell(net: "Network", domain: "Domain", backend: Backend, method: Method = "auto"
+                ) -> tuple[_Cell, frozenset[Row]]:
+    """The cell refinement starts from: the domain (``net`` already restricted to it), with a point in every
+    facet, and its vertices when it is cut by vertices (an unbounded domain then within the certified box); and
+    the box's rows (empty when there is no box)."""
     k = domain.dim
     rows = tuple(primitive((*a, bi)) for a, bi in zip(domain.region.A, domain.region.b))
     interior = domain.region.interior_point()
@@ -160,26 +188,7 @@ def refine(network: "Network", domain: "Domain", *, backend: Backend = "highs", 
         vertices = cv.cell_vertices(boxed.rows, k, limit=VERTEX_LIMIT)
         if vertices is not None:
             start, box = boxed, box_rows
-    cells = [replace(start, domain_rows=len(start.rows), vertices=vertices)]
-    layers = net.layers
-    settled = None  # what worker processes proved of the adjacency, each among its own share of the cells
-    with progress_bar(total=len(layers), desc="layers", enabled=progress, fractional=True) as bar:
-        if scheduler is not None and len(layers) > 1:
-            from polyregions.regions._distributed import refined_on_cluster
-
-            cells = _refined(cells, layers[:1], backend, bar, box=box)
-            cells, settled = refined_on_cluster(cells, layers[1:], backend, scheduler, bar, box, net)
-        elif workers > 1 and len(layers) > 1:
-            cells = _refined(cells, layers[:1], backend, bar, box=box)
-            cells, settled = _refined_in_processes(cells, layers[1:], backend, workers, bar, box, net)
-        else:
-            cells = _finished(cells, layers, backend, bar, box)
-    if box:
-        cells = [_unboxed(cell, box) for cell in cells]
-    regions = [Region.deferred(cell.pattern, net, partial(_geometry, cell.rows, cell.point, cell.centroid, backend))
-               for cell in cells]
-    adjacency = _adjacency(cells, regions, net, backend, settled)
-    return sorted_complex(network, domain, regions, adjacency, exact=True, engine="lp")
+    return replace(start, domain_rows=len(start.rows), vertices=vertices), box
 
 
 def _boxed(start: _Cell, net: "Network", backend: Backend) -> tuple[_Cell, frozenset[Row]]:
@@ -213,19 +222,22 @@ def _unboxed(cell: _Cell, box: frozenset[Row]) -> _Cell:
 
 
 def _geometry(rows: tuple[Row, ...], point: Optional[Point], centroid: Optional[Point], backend: Backend):
-    """A region's ``A``, ``b`` and interior point as fractions (built when first asked for). Without a ``point``,
-    the ``centroid`` when it is strictly inside (checked exactly), otherwise a certified program's point."""
+    """A region's ``A``, ``b`` and interior point as fractions (built when first asked for)."""
     A = tuple(tuple(Fraction(v) for v in row[:-1]) for row in rows)
     b = tuple(Fraction(row[-1]) for row in rows)
-    if point is None:
-        if centroid is not None and cp.strictly_inside(rows, centroid):
-            point = centroid
-        else:
-            found = strict_point(A, b, dim=len(rows[0]) - 1, backend=backend)
-            if found is None:
-                raise CertificateError("a region without a point strictly inside")
-            point = cp.homogeneous(found)
-    return A, b, cp.to_fractions(point)
+    return A, b, cp.to_fractions(point if point is not None else interior(rows, centroid, backend))
+
+
+def interior(rows: tuple[Row, ...], centroid: Optional[Point], backend: Backend) -> Point:
+    """A point strictly inside a finished cell that has none: its ``centroid`` when that is strictly inside
+    (checked exactly), otherwise a certified program's point."""
+    if centroid is not None and cp.strictly_inside(rows, centroid):
+        return centroid
+    found = strict_point([row[:-1] for row in rows], [row[-1] for row in rows], dim=len(rows[0]) - 1,
+                         backend=backend)
+    if found is None:
+        raise CertificateError("a region without a point strictly inside")
+    return cp.homogeneous(found)
 
 
 def _refined(cells: list[_Cell], layers, backend: Backend, bar=None, finish=None,

@@ -1,0 +1,258 @@
+"""One enumeration streamed to disk, so that runs of millions of regions fit in memory.
+
+:func:`stream_regions` runs the LP engine (layerwise refinement) one share of the first layer's cells at a time
+and writes each finished share to an SQLite database in one transaction: an interrupted run keeps every share
+it committed, and the same call on the same file resumes after them. Memory holds the first layer's cells, the
+shares being refined, and at the end the counts' arrays (the patterns as bytes, the adjacent pairs as integers);
+no region is kept as a Python object.
+
+The store: format ``polyregions.store/1``
+-----------------------------------------
+An SQLite 3 database with five tables. Numbers in text columns are exact strings, as in the JSON export
+(``"3"``, ``"-7/12"``); ``A``, ``b`` and points are JSON arrays of them. Regions are in *domain coordinates*
+(as in the export), with the rows of the certified box of an unbounded domain removed.
+
+``meta (key TEXT PRIMARY KEY, value TEXT)``
+    ``format`` (``"polyregions.store/1"``), ``digest`` (SHA-256 of the network's and domain's JSON, which
+    a resumed run must match), ``network`` and ``domain`` (their JSON documents), ``pattern_bytes`` (bytes per
+    neuron in ``regions.pattern``), ``first_cells`` (how many cells the first layer has), and once the run is
+    finished ``summary``: the JSON object ``polyregions regions --json`` prints.
+``shares (id INTEGER PRIMARY KEY, first INTEGER, cells INTEGER, regions INTEGER)``
+    One row per committed share, in commit order: the first layer's cells ``first .. first + cells - 1``
+    (sorted by pattern) and how many regions they gave.
+``regions (id INTEGER PRIMARY KEY, pattern BLOB UNIQUE, share, domain_rows INTEGER, A, b, interior_point TEXT)``
+    One row per activation region, ids ``0 .. N-1`` in commit order. ``pattern`` holds each neuron's piece as
+    an unsigned big-endian integer of ``pattern_bytes`` bytes, so ``ORDER BY pattern`` is the order of the
+    complex's regions (and of the JSON export). ``A t <= b`` is the region (primitive integer rows, no
+    redundant row after the first ``domain_rows``, which are the domain's); ``interior_point`` satisfies every
+    row strictly.
+``adjacency (first INTEGER, second INTEGER, neurons TEXT, PRIMARY KEY (first, second))``
+    One row per pair of regions that share a facet, ``first < second`` (region ids), with the neurons that
+    switch there (``"3"``, ``"3,7"``).
+``open_facets (region INTEGER, row INTEGER, point TEXT, PRIMARY KEY (region, row))``
+    The facets (row ``row`` of region ``region``) whose neighbours were not proved within their share, each
+    with an exact point of its relative interior; the end of the run decides them and writes their pairs and
+    the summary in one transaction.
+
+A run holds SQLite's exclusive lock on the file until it ends: a second run on the same store is refused, and
+readers open it once the run is over.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import TYPE_CHECKING, Any, Callable
+
+from polyregions.errors import InvalidInputError
+from polyregions.regions import _streamed as st
+from polyregions.regions._store import FORMAT, ShareRecords, Store, open_store
+
+if TYPE_CHECKING:
+    from polyregions.exact.lp import Backend
+    from polyregions.networks.network import Network
+    from polyregions.regions.domains import Domain
+
+__all__ = ["stream_regions", "FORMAT"]
+
+
+def stream_regions(network: "Network", domain: "Domain", path: str | os.PathLike, *, backend: "Backend" = "highs",
+                   workers: int = 1, progress: bool = False, share_cells: int | None = None,
+                   on_share: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Enumerate the activation regions of ``network`` in ``domain`` into the store at ``path``; return the
+    summary that :meth:`RegionComplex.summary` gives for the same enumeration.
+
+    Parameters
+    ----------
+    network : Network
+    domain : Domain
+        Any domain of the network's input dimension (bounded or not).
+    path : str or os.PathLike
+        The store (format ``polyregions.store/1``, see the module documentation): a new file, or the store of
+        an earlier run on the same network and domain, which is resumed (a finished one just gives its summary).
+    backend : {"highs", "exact", "cvxpy"}, keyword-only
+        The solver the certified linear programs start with.
+    workers : int, keyword-only
+        Processes that refine shares at the same time (results are written as they come).
+    progress : bool, keyword-only
+        A progress bar on a terminal: the first layer's cells done, with the shares and regions so far.
+    share_cells : int or None, keyword-only
+        First-layer cells per share; by default each share aims at about 2,048 regions at the rate seen so far.
+    on_share : callable or None, keyword-only
+        Called as ``on_share(shares, regions)`` after each share is committed, with the numbers so far.
+
+    Returns
+    -------
+    dict
+        ``input_dim``, ``domain_dim``, ``neurons``, ``activation_regions``, ``linear_regions``,
+        ``adjacencies``, ``exact`` and ``engine`` (``"lp"``); also stored in the file.
+
+    Raises
+    ------
+    InvalidInputError
+        Before any work: a bad argument, a path that cannot be written, a file that is not a store, the store of
+        another network or domain, or one another process is writing.
+    OutputError
+        SQLite failed to write (a full disk); every share committed before stays.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import polyregions as pr
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "sawtooth.sqlite"
+    >>> summary = stream_regions(pr.sawtooth(2), pr.box([0], [1]), path)
+    >>> summary["activation_regions"], summary["linear_regions"], summary["adjacencies"]
+    (4, 4, 3)
+    >>> stream_regions(pr.sawtooth(2), pr.box([0], [1]), path) == summary  # finished: read back
+    True
+    """
+    from polyregions._arguments import expect_domain, expect_network, expect_path
+    from polyregions._atomic import check_output
+    from polyregions.exact.lp import BACKENDS
+    from polyregions.exact.rationals import _describe
+
+    network = expect_network(network)
+    domain = expect_domain(domain, input_dim=network.input_dim)
+    name = expect_path(path)
+    for option, value, low in (("workers", workers, 1), ("share_cells", share_cells, 1)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < low):
+            raise InvalidInputError(f"{option}: expected a positive integer, got {_describe(value)}")
+    if backend not in BACKENDS:
+        raise InvalidInputError(f"backend: expected one of {', '.join(BACKENDS)}, got {_describe(backend)}")
+    if on_share is not None and not callable(on_share):
+        raise InvalidInputError(f"on_share: expected a callable or None, got {_describe(on_share)}")
+    check_output(name, what="path")
+    store = open_store(name, _identity(network, domain))
+    try:
+        summary = store.summary()
+        if summary is None:
+            summary = _run(store, network, domain, backend, workers, progress, share_cells, on_share)
+        return summary
+    finally:
+        store.close()
+
+
+def _identity(network, domain) -> dict[str, str]:
+    """What the ``meta`` table of a new store holds about its enumeration."""
+    from polyregions.networks.io import network_to_json
+    from polyregions.networks.stages import StagedNetwork, stages_to_json
+    from polyregions.regions.domains import domain_to_json
+
+    document = {"network": stages_to_json(network) if isinstance(network, StagedNetwork) else network_to_json(network),
+                "domain": domain_to_json(domain)}
+    text = json.dumps(document, sort_keys=True, separators=(",", ":"))
+    return {"format": FORMAT, "digest": hashlib.sha256(text.encode()).hexdigest(),
+            "network": json.dumps(document["network"]), "domain": json.dumps(document["domain"]),
+            "pattern_bytes": str(st.pattern_itemsize(network))}
+
+
+def _run(store: Store, network, domain, backend, workers: int, progress: bool, share_cells: int | None,
+         on_share: Callable[[int, int], None] | None) -> dict[str, Any]:
+    from polyregions._progress import progress_bar
+
+    itemsize = int(store.meta["pattern_bytes"])
+    with progress_bar(total=1, desc="first layer", enabled=progress, fractional=True) as bar:
+        first = st.first_layer(network, domain, backend, bar)
+    total = len(first.cells)
+    known = store.meta.get("first_cells")
+    if known is None:
+        store.set_meta({"first_cells": str(total)})
+    elif int(known) != total:
+        raise InvalidInputError(f"{store.path}: expected a store whose first layer has {total} cells, got one with "
+                                f"{known}")
+    committed = store.committed()
+    st.check_committed(store.path, total, committed)
+    done = {"shares": len(committed), "cells": sum(cells for _, cells in committed), "regions": store.region_count(),
+            "last": max((cells for _, cells in committed), default=0)}
+
+    def size() -> int:
+        done["last"] = share_cells or st.share_size(total, workers, done["cells"], done["regions"], done["last"])
+        return done["last"]
+
+    plan = st.planned_shares(total, committed, size)
+    with progress_bar(total=total, desc="first-layer cells", enabled=progress) as bar:
+        bar.update(done["cells"])
+
+        def commit(records: ShareRecords) -> None:
+            store.add_share(records)
+            done["shares"] += 1
+            done["cells"] += records.cells
+            done["regions"] = store.region_count()
+            bar.update(records.cells)
+            bar.set_postfix_str(f"{done['shares']} shares, {done['regions']:,} regions")
+            if on_share is not None:
+                on_share(done["shares"], done["regions"])
+
+        arguments = (first.layers, backend, first.box, first.net)
+        pending: list = list(first.cells)
+        del first  # its cells go as their shares are taken
+
+        def take(start: int, cells: int) -> list:
+            """The cells of a share, forgotten here: the first layer's memory shrinks as the run goes."""
+            share = pending[start:start + cells]
+            pending[start:start + cells] = [None] * cells
+            return share
+
+        if workers == 1:
+            for start, cells in plan:
+                commit(st.share_records(take(start, cells), *arguments, start, itemsize))
+        else:
+            _in_processes(plan, take, arguments, itemsize, workers, commit)
+        net = arguments[3]
+    return _finished(store, network, domain, net, backend, itemsize)
+
+
+def _in_processes(plan, take: Callable[[int, int], list], arguments: tuple, itemsize: int, workers: int,
+                  commit: Callable[[ShareRecords], None]) -> None:
+    """Shares refined in a pool, at most two per worker in flight (their results wait in memory), committed as
+    they complete; an interrupt kills the workers and keeps what was committed."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    from polyregions._pools import process_pool, submit_all
+
+    with process_pool(workers) as pool:
+        pending: set = set()
+
+        def fill() -> None:
+            while len(pending) < 2 * workers:
+                share = next(plan, None)
+                if share is None:
+                    return
+                start, cells = share
+                pending.update(submit_all(pool, st.share_records,
+                                          [(take(start, cells), *arguments, start, itemsize)]))
+
+        fill()
+        while pending:
+            finished, rest = wait(pending, return_when=FIRST_COMPLETED)
+            pending.clear()
+            pending.update(rest)
+            for future in finished:
+                commit(future.result())
+            del finished
+            fill()
+
+
+def _finished(store: Store, network, domain, net, backend, itemsize: int) -> dict[str, Any]:
+    """Decide the open facets, count, and write the new pairs with the summary (one transaction)."""
+    import numpy as np
+
+    new = st.decided_pairs(store, net, backend, itemsize)
+    patterns = st.pattern_matrix(store.pattern_bytes(), itemsize)
+    count = len(patterns)
+    keys = np.unique(np.concatenate([store.pairs(), new]) @ np.array([count, 1], dtype=np.int64))  # first < second
+    pairs = np.stack([keys // max(count, 1), keys % max(count, 1)], axis=1)
+    del keys
+    summary = {
+        "input_dim": network.input_dim,
+        "domain_dim": domain.dim,
+        "neurons": network.num_neurons,
+        "activation_regions": len(patterns),
+        "linear_regions": st.linear_region_count(net, patterns, pairs),
+        "adjacencies": len(pairs),
+        "exact": True,
+        "engine": "lp",
+    }
+    store.finish(zip(new[:, 0].tolist(), new[:, 1].tolist(), st.neuron_texts(patterns, new)), summary)
+    return summary

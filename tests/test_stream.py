@@ -1,0 +1,315 @@
+"""A streamed enumeration (``polyregions.store/1``) holds the complex the LP engine gives in memory, resumes
+after an interruption to the same store, and refuses stores of other enumerations."""
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from polyregions.cli import main
+from polyregions.errors import InvalidInputError
+from polyregions.networks.activations import leaky_relu
+from polyregions.networks.initializers import he_normal
+from polyregions.networks.io import save_network
+from polyregions.regions import _streamed
+from polyregions.regions.domains import box, polytope_domain, segment, slice_domain, space
+from polyregions.regions.enumeration import enumerate_regions
+from polyregions.regions.stream import stream_regions
+
+
+def _read(path):
+    """What a store holds, read with sqlite3 alone: meta, patterns by id, and the adjacency by patterns."""
+    with sqlite3.connect(path) as db:
+        meta = dict(db.execute("SELECT key, value FROM meta"))
+        size = int(meta["pattern_bytes"])
+        patterns = {i: tuple(int.from_bytes(blob[k:k + size], "big") for k in range(0, len(blob), size))
+                    for i, blob in db.execute("SELECT id, pattern FROM regions")}
+        regions = {patterns[i]: (json.loads(A), json.loads(b), json.loads(point), rows)
+                   for i, A, b, point, rows in db.execute("SELECT id, A, b, interior_point, domain_rows FROM regions")}
+        adjacency = {tuple(sorted((patterns[i], patterns[j]))): neurons for i, j, neurons in
+                     db.execute("SELECT first, second, neurons FROM adjacency")}
+        facets = list(db.execute("SELECT region, row, point FROM open_facets"))
+        shares = list(db.execute("SELECT first, cells, regions FROM shares"))
+        ids = sorted(patterns)
+    return {"meta": meta, "patterns": patterns, "regions": regions, "adjacency": adjacency, "facets": facets,
+            "shares": shares, "ids": ids}
+
+
+def _assert_store_holds(path, complex_):
+    """The store's summary, patterns, adjacency (with the switching neurons) and geometry are the complex's."""
+    stored = _read(path)
+    assert json.loads(stored["meta"]["summary"]) == complex_.summary()
+    assert stored["ids"] == list(range(len(complex_)))
+    assert set(stored["patterns"].values()) == {region.pattern for region in complex_.regions}
+    expected = {}
+    for i, j, neurons in complex_.adjacency:
+        p, q = sorted((complex_.regions[i].pattern, complex_.regions[j].pattern))
+        expected[(p, q)] = ",".join(map(str, sorted(neurons)))
+    assert stored["adjacency"] == expected
+    net = complex_.regions[0].network  # in domain coordinates, as the store's regions are
+    for pattern, (A, b, point, domain_rows) in stored["regions"].items():
+        t = [Fraction(v) for v in point]
+        assert net.pattern(t) == pattern
+        for row, bound in zip(A, b):
+            assert sum(Fraction(a) * x for a, x in zip(row, t)) < Fraction(bound)
+        assert 0 <= domain_rows <= len(A)
+    rows_of = {i: stored["regions"][pattern] for i, pattern in stored["patterns"].items()}
+    for region, row, point in stored["facets"]:
+        A, b, _, domain_rows = rows_of[region]
+        q = [Fraction(v) for v in json.loads(point)]
+        assert row >= domain_rows
+        for r, (a, bound) in enumerate(zip(A, b)):
+            value = sum(Fraction(x) * y for x, y in zip(a, q)) - Fraction(bound)
+            assert value == 0 if r == row else value < 0
+    return stored
+
+
+CASES = [
+    ("box 2-D", [2, 6, 6], box([-1, -1], [1, 1])),
+    ("box 3-D", [3, 5, 5], box([-1] * 3, [1] * 3)),
+    ("box 4-D", [4, 5, 4], box([-1] * 4, [1] * 4)),
+    ("space 2-D", [2, 4, 4, 3], space(2)),
+    ("space 3-D", [3, 6, 4], space(3)),
+    ("polytope", [3, 5, 5], polytope_domain([[-1, 0, 0], [0, -1, 0], [0, 0, -1], [1, 1, 1]], [1, 1, 1, 2])),
+]
+
+
+@pytest.mark.parametrize("name, widths, domain", CASES, ids=[case[0] for case in CASES])
+@pytest.mark.parametrize("share_cells", [None, 1, 4])
+def test_the_store_holds_the_complex_of_the_lp_engine(tmp_path, name, widths, domain, share_cells):
+    network = he_normal(widths, seed=3)
+    complex_ = enumerate_regions(network, domain, engine="lp")
+    path = tmp_path / "store.sqlite"
+    assert stream_regions(network, domain, path, share_cells=share_cells) == complex_.summary()
+    stored = _assert_store_holds(path, complex_)
+    if share_cells == 1:
+        assert len(stored["shares"]) == int(stored["meta"]["first_cells"]) > 1  # shares to join
+        assert stored["facets"]  # facets between shares decided at the end
+
+
+OTHER_CASES = [
+    ("segment", he_normal([3, 5, 4], seed=1), segment([-1, -1, -1], [1, 2, 1])),
+    ("slice", he_normal([3, 5, 4], seed=1), slice_domain([0, 0, 0], [[1, 0, 0], [0, 1, 1]], [-1, -1], [1, 1])),
+    ("one layer and an output", he_normal([3, 5], seed=2, output_dim=2), box([-1] * 3, [1] * 3)),
+    ("hard tanh in space", he_normal([2, 4, 4], seed=3, activation="hardtanh", bias_std=0.3), space(2)),
+    ("leaky relu", he_normal([2, 4, 4], seed=3, activation=leaky_relu(0.1)), box([-1, -1], [1, 1])),
+]
+
+
+@pytest.mark.parametrize("name, network, domain", OTHER_CASES, ids=[case[0] for case in OTHER_CASES])
+def test_other_domains_and_activations_stream_to_their_complex(tmp_path, name, network, domain):
+    complex_ = enumerate_regions(network, domain, engine="lp")
+    path = tmp_path / "store.sqlite"
+    assert stream_regions(network, domain, path, share_cells=2) == complex_.summary()
+    _assert_store_holds(path, complex_)
+
+
+@pytest.mark.parametrize("name, widths, domain", [CASES[2], CASES[3]], ids=["box 4-D", "space 2-D"])
+def test_two_workers_give_the_same_store(tmp_path, name, widths, domain):
+    network = he_normal(widths, seed=4)
+    complex_ = enumerate_regions(network, domain, engine="lp")
+    path = tmp_path / "store.sqlite"
+    assert stream_regions(network, domain, path, workers=2, share_cells=2) == complex_.summary()
+    _assert_store_holds(path, complex_)
+
+
+@pytest.mark.parametrize("name, widths, domain", [CASES[1], CASES[3]], ids=["box 3-D", "space 2-D"])
+def test_facets_no_guess_proves_are_decided_by_certified_programs(tmp_path, monkeypatch, name, widths, domain):
+    network = he_normal(widths, seed=5)
+    complex_ = enumerate_regions(network, domain, engine="lp")
+    monkeypatch.setattr(_streamed, "_guesses", lambda *args: iter(()))  # every open facet goes to the programs
+    path = tmp_path / "store.sqlite"
+    assert stream_regions(network, domain, path, share_cells=2) == complex_.summary()
+    assert _assert_store_holds(path, complex_)["facets"]
+
+
+def test_a_streamed_2d_box_is_tiled_by_its_regions(tmp_path):
+    from polyregions.polyhedra.polytope import Polytope
+
+    network = he_normal([2, 5, 5], seed=5)
+    path = tmp_path / "store.sqlite"
+    stream_regions(network, box([-1, -1], [1, 1]), path, share_cells=2)
+    regions = _read(path)["regions"].values()
+    volumes = [Polytope([[Fraction(v) for v in row] for row in A], [Fraction(v) for v in b], 2).volume()
+               for A, b, _, _ in regions]
+    assert sum(volumes) == 4 and all(volume > 0 for volume in volumes)
+
+
+@settings(max_examples=12, deadline=None)
+@given(widths=st.lists(st.integers(1, 5), min_size=1, max_size=3), dim=st.integers(1, 3),
+       seed=st.integers(0, 10 ** 6), share_cells=st.integers(1, 3), bounded=st.booleans())
+def test_random_small_networks_stream_to_their_complex(tmp_path_factory, widths, dim, seed, share_cells, bounded):
+    network = he_normal([dim, *widths], seed=seed, bias_std=0.5)
+    domain = box([-1] * dim, [2] * dim) if bounded else space(dim)
+    complex_ = enumerate_regions(network, domain, engine="lp")
+    path = tmp_path_factory.mktemp("store") / "store.sqlite"
+    assert stream_regions(network, domain, path, share_cells=share_cells) == complex_.summary()
+    _assert_store_holds(path, complex_)
+
+
+class _Stop(KeyboardInterrupt):
+    pass
+
+
+def _stop_after(count):
+    def on_share(shares, regions):
+        if shares >= count:
+            raise _Stop
+    return on_share
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_an_interrupted_run_keeps_its_shares_and_resumes_to_the_same_store(tmp_path, workers):
+    network, domain = he_normal([3, 6, 6], seed=6), box([-1] * 3, [1] * 3)
+    whole = tmp_path / "whole.sqlite"
+    summary = stream_regions(network, domain, whole, share_cells=3)
+    path = tmp_path / "stopped.sqlite"
+    with pytest.raises(_Stop):
+        stream_regions(network, domain, path, share_cells=3, workers=workers, on_share=_stop_after(2))
+    stopped = _read(path)
+    assert len(stopped["shares"]) == 2 and "summary" not in stopped["meta"]
+    assert len(stopped["ids"]) == sum(regions for _, _, regions in stopped["shares"]) > 0
+    seen = []
+    assert stream_regions(network, domain, path, share_cells=3, workers=workers,
+                          on_share=lambda shares, regions: seen.append(shares)) == summary
+    assert seen and seen[0] == 3  # the committed shares were not refined again
+    resumed, complete = _read(path), _read(whole)
+    assert set(resumed["patterns"].values()) == set(complete["patterns"].values())
+    assert resumed["adjacency"] == complete["adjacency"]
+    assert resumed["meta"]["summary"] == complete["meta"]["summary"]
+
+
+def test_a_finished_store_gives_its_summary_without_work(tmp_path, monkeypatch):
+    network, domain = he_normal([2, 4, 4], seed=7), box([-1, -1], [1, 1])
+    path = tmp_path / "store.sqlite"
+    summary = stream_regions(network, domain, path)
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("a finished store was refined again")
+    monkeypatch.setattr(_streamed, "first_layer", no_work)
+    assert stream_regions(network, domain, path) == summary
+
+
+def test_the_share_plan_covers_the_gaps_between_committed_shares():
+    assert list(_streamed.planned_shares(10, [(2, 3), (7, 1)], lambda: 2)) == [(0, 2), (5, 2), (8, 2)]
+    assert list(_streamed.planned_shares(3, [], lambda: 5)) == [(0, 3)]
+    assert _streamed.share_size(1000, 1, 0, 0) == 1
+    assert _streamed.share_size(1000, 1, 10, 2048 * 10, 8) == 1
+    assert _streamed.share_size(1000, 1, 10, 100, 1) == 2  # 204.8 cells at the rate seen, but at most doubling
+    assert _streamed.share_size(1000, 2, 10, 100, 100) == 125  # capped for balance
+    assert _streamed.share_size(1000, 2, 10, 100, 60) == 120
+
+
+def test_bad_stores_and_arguments_are_refused(tmp_path):
+    network, domain = he_normal([2, 3, 3], seed=8), box([-1, -1], [1, 1])
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database, long enough to be read as one " * 4)
+    with pytest.raises(InvalidInputError, match=f"{text}: expected a polyregions.store/1 region store"):
+        stream_regions(network, domain, text)
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE t (x)")
+    with pytest.raises(InvalidInputError, match="an SQLite database with other tables"):
+        stream_regions(network, domain, other)
+    path = tmp_path / "store.sqlite"
+    stream_regions(network, domain, path)
+    with pytest.raises(InvalidInputError, match=f"{path}: expected the store of this network and domain"):
+        stream_regions(he_normal([2, 3, 3], seed=9), domain, path)
+    with pytest.raises(InvalidInputError, match="another network or domain"):
+        stream_regions(network, box([-1, -1], [2, 2]), path)
+    with pytest.raises(InvalidInputError, match="share_cells: expected a positive integer"):
+        stream_regions(network, domain, tmp_path / "new.sqlite", share_cells=0)
+    with pytest.raises(InvalidInputError, match="workers: expected a positive integer"):
+        stream_regions(network, domain, tmp_path / "new.sqlite", workers=True)
+    with pytest.raises(InvalidInputError, match="missing directory"):
+        stream_regions(network, domain, tmp_path / "missing" / "store.sqlite")
+    assert not (tmp_path / "new.sqlite").exists()
+
+
+# --- the command line ---------------------------------------------------------------------------------------
+
+def _network_file(tmp_path, widths, seed):
+    path = tmp_path / f"net{seed}.json"
+    save_network(he_normal(widths, seed=seed), path)
+    return str(path)
+
+
+def test_the_command_prints_the_same_summary_with_and_without_stream(tmp_path, capsys):
+    net = _network_file(tmp_path, [3, 5, 5], 10)
+    assert main(["regions", net, "--box", "-1,1", "--json"]) == 0
+    alone = json.loads(capsys.readouterr().out)
+    store = str(tmp_path / "store.sqlite")
+    assert main(["regions", net, "--box", "-1,1", "--json", "--stream", store, "--workers", "2"]) == 0
+    assert json.loads(capsys.readouterr().out) == alone
+    assert main(["regions", net, "--box", "-1,1", "--stream", store]) == 0  # finished: read back, as text
+    assert capsys.readouterr().out.startswith(f"{alone['activation_regions']} activation regions")
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--engine", "mesh"], "--stream: expected the lp engine"),
+    (["--export", "{tmp}/x.json"], "--stream: expected no --export"),
+    (["--graphml", "{tmp}/x.graphml"], "--stream: expected no --graphml"),
+])
+def test_options_that_do_not_go_with_stream_give_one_line(tmp_path, capsys, extra, message):
+    net = _network_file(tmp_path, [2, 3, 3], 11)
+    extra = [part.format(tmp=tmp_path) for part in extra]
+    with pytest.raises(SystemExit) as stopped:
+        main(["regions", net, "--box", "-1,1", "--stream", str(tmp_path / "s.sqlite"), *extra])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"polyregions: error: {message}")
+
+
+def test_bad_stores_through_the_command_give_one_line_naming_the_file(tmp_path, capsys):
+    net = _network_file(tmp_path, [2, 3, 3], 12)
+    text = tmp_path / "notes.txt"
+    text.write_text("x" * 200)
+    store = tmp_path / "store.sqlite"
+    assert main(["regions", net, "--box", "-1,1", "--stream", str(store)]) == 0
+    capsys.readouterr()
+    other = _network_file(tmp_path, [2, 3, 3], 13)
+    for arguments, named in ((["regions", net, "--box", "-1,1", "--stream", str(text)], str(text)),
+                             (["regions", other, "--box", "-1,1", "--stream", str(store)], str(store)),
+                             (["regions", net, "--box", "-1,1", "--stream", str(tmp_path / "no" / "s.sqlite")],
+                              "--stream"),
+                             (["regions", net, "--box", "-1,1", "--stream", str(tmp_path)], "--stream")):
+        with pytest.raises(SystemExit) as stopped:
+            main(arguments)
+        assert stopped.value.code == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("polyregions: error: ") and named in err
+
+
+def test_ctrl_c_keeps_the_committed_shares_and_the_same_command_resumes(tmp_path):
+    net = _network_file(tmp_path, [4, 12, 12], 0)
+    store = tmp_path / "store.sqlite"
+    command = [sys.executable, "-m", "polyregions", "regions", net, "--box", "-1,1", "--json", "--quiet"]
+    process = subprocess.Popen([*command, "--stream", str(store)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    # the store is locked while the run writes it, but it grows on disk only as shares are committed
+    deadline = time.monotonic() + 120
+    while (not store.exists() or store.stat().st_size < 100_000) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert process.poll() is None  # a run of several seconds more
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert (process.returncode, out, err) == (130, "", "polyregions: interrupted\n")
+    stopped = _read(store)
+    assert "summary" not in stopped["meta"] and stopped["shares"]
+    assert len(stopped["ids"]) == sum(regions for _, _, regions in stopped["shares"])
+    with sqlite3.connect(store) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    resumed = subprocess.run([*command, "--stream", str(store)], capture_output=True, text=True, timeout=300)
+    alone = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == alone.returncode == 0 and resumed.stderr == ""
+    assert json.loads(resumed.stdout) == json.loads(alone.stdout)
+    assert _read(store)["shares"][:len(stopped["shares"])] == stopped["shares"]
+    assert not [name for name in os.listdir(tmp_path) if name.startswith("store.sqlite-")]  # no journal left
