@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import pkgutil
 import re
 import sys
@@ -40,7 +41,7 @@ def _fail(message: str) -> None:
     raise SystemExit(2)
 
 
-def _build_parser() -> argparse.ArgumentParser:
+def _build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     parser = _Parser(prog="polyregions",
                      description="Exact geometry of piecewise-linear networks and hyperplane arrangements: regions, "
                                  "boundaries, topology and local complexity of networks, counts of arrangements, "
@@ -56,10 +57,20 @@ def _build_parser() -> argparse.ArgumentParser:
                         help="print the version and exit")
     subparsers = parser.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND",
                                        title="commands")
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if not info.name.startswith("_"):
-            importlib.import_module(f"{__name__}.{info.name}").add_parser(subparsers)
+    for name in _command_modules(argv):
+        importlib.import_module(f"{__name__}.{name}").add_parser(subparsers)
     return parser
+
+
+def _command_modules(argv: Sequence[str]) -> list[str]:
+    """The modules of the commands the parser needs: only the command named in ``argv`` when it is one (the
+    others' imports would cost a short run a good share of its time), otherwise every command (also for the
+    help of ``polyregions`` itself, which lists them all)."""
+    named = next((argument for argument in argv if argument in ("-h", "--help") or not argument.startswith("-")), "")
+    if named.isidentifier() and not named.startswith("_") \
+            and importlib.util.find_spec(f"{__name__}.{named}") is not None:
+        return [named]
+    return sorted(info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_"))
 
 
 _NEGATIVE_VALUE = re.compile(r"-[0-9.]", re.ASCII)
@@ -85,7 +96,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     limit = sys.get_int_max_str_digits()
     try:
         # inside the try: a Ctrl-C while the commands are imported ends the same way as one during a run
-        args = _build_parser().parse_args(_join_negative_values(list(sys.argv[1:] if argv is None else argv)))
+        arguments = _join_negative_values(list(sys.argv[1:] if argv is None else argv))
+        args = _build_parser(arguments).parse_args(arguments)
         # Every number read is bounded (polyregions._limits), but exact results may outgrow Python's guard
         # against converting huge integers to text (4,300 digits): lift it while the command runs.
         sys.set_int_max_str_digits(0)

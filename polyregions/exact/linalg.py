@@ -8,11 +8,12 @@ Matrices are tuples of rows of :class:`~fractions.Fraction`; the work is done by
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Sequence
-
-from flint import fmpq, fmpq_mat
+from typing import TYPE_CHECKING, Sequence
 
 from polyregions.errors import InfeasibleError, InvalidInputError
+
+if TYPE_CHECKING:
+    from flint import fmpq, fmpq_mat
 
 __all__ = [
     "Matrix",
@@ -34,7 +35,9 @@ Matrix = tuple[Vector, ...]
 
 
 def _fmpq(value: Fraction) -> fmpq:
-    return fmpq(value.numerator, value.denominator)
+    import flint  # on first use: most mesh runs never need FLINT, whose import costs tens of milliseconds
+
+    return flint.fmpq(value.numerator, value.denominator)
 
 
 def _fraction(value: fmpq) -> Fraction:
@@ -43,9 +46,11 @@ def _fraction(value: fmpq) -> Fraction:
 
 def to_flint(rows: Sequence[Sequence[Fraction]], ncols: int | None = None) -> fmpq_mat:
     """Return the ``fmpq_mat`` of a matrix given as rows (``ncols`` is needed only when there are no rows)."""
+    import flint
+
     n_rows = len(rows)
     n_cols = len(rows[0]) if n_rows else (ncols or 0)
-    return fmpq_mat(n_rows, n_cols, [_fmpq(Fraction(v)) for row in rows for v in row])
+    return flint.fmpq_mat(n_rows, n_cols, [_fmpq(Fraction(v)) for row in rows for v in row])
 
 
 def from_flint(matrix: fmpq_mat) -> Matrix:
@@ -70,7 +75,7 @@ def solve(matrix: Sequence[Sequence[Fraction]], rhs: Sequence[Fraction]) -> Vect
     if n == 0:
         return ()
     try:
-        x = to_flint(matrix).solve(fmpq_mat(n, 1, [_fmpq(Fraction(v)) for v in rhs]))
+        x = to_flint(matrix).solve(to_flint([[v] for v in rhs]))
     except ZeroDivisionError:
         raise InfeasibleError(f"solve: the {n} x {n} matrix is singular") from None
     return tuple(_fraction(v) for v in x.entries())

@@ -38,6 +38,8 @@ _DECIMAL = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?)([0-9]+))?",
 _QUOTIENT = re.compile(r"([+-]?)([0-9]+)/([0-9]+)", re.ASCII)
 _INTEGER = re.compile(r"([+-]?)([0-9]+)", re.ASCII)
 _ASCII_SPACE = " \t\n\r\f\v"
+# A whole row of plain quotients "p/q" / "-p/q", joined by commas (the digit limits are _plain_quotient's).
+_QUOTIENT_ROW = re.compile(r"-?[0-9]{1,600}/[0-9]{1,600}(?:,-?[0-9]{1,600}/[0-9]{1,600})*", re.ASCII)
 # Python refuses str <-> int conversions beyond a few thousand digits (sys.get_int_max_str_digits, at least
 # 640); chunks this short always convert, whatever the setting.
 _CHUNK = 600
@@ -158,6 +160,44 @@ def _plain_quotient(text: str) -> Fraction | None:
     return Fraction(int(top), denominator) if denominator else None
 
 
+def _quotient_row(values: Any) -> tuple[Fraction, ...] | None:
+    """The values of a list whose entries are all plain quotients ``"p/q"`` or ``"-p/q"`` (how network files
+    write their numbers), or None for any other list, which is then read entry by entry.
+
+    One regular expression checks the whole row and ``int`` reads the digits; a quotient with an odd numerator
+    over a power of two (every float, written in lowest terms) is already in lowest terms, so its fraction is
+    built without a gcd.
+    """
+    if type(values) is not list or not values:
+        return None
+    try:
+        joined = ",".join(values)
+    except TypeError:  # an entry that is not a string
+        return None
+    if _QUOTIENT_ROW.fullmatch(joined) is None:
+        return None
+    parts = joined.replace(",", "/").split("/")
+    if len(parts) != 2 * len(values):  # an entry holding a comma: "1/2,3/4" is not one number
+        return None
+    numerators, denominators = list(map(int, parts[0::2])), list(map(int, parts[1::2]))
+    distinct = set(denominators)
+    if 0 in distinct:  # "p/0": the entry-by-entry reading says where
+        return None
+    if all(not d & (d - 1) for d in distinct) and all(n & 1 for n in numerators):
+        return tuple(map(_coprime_fraction, numerators, denominators))
+    return tuple(map(Fraction, numerators, denominators))
+
+
+def _coprime_fraction(numerator: int, denominator: int) -> Fraction:
+    """``Fraction(numerator, denominator)`` for coprime integers with ``denominator > 0``, without the gcd that
+    would only find 1: the two slots every Python 3 ``Fraction`` has, set as ``Fraction._from_coprime_ints`` of
+    Python 3.12 sets them."""
+    value = object.__new__(Fraction)
+    value._numerator = numerator  # type: ignore[attr-defined]
+    value._denominator = denominator  # type: ignore[attr-defined]
+    return value
+
+
 def _digits_value(digits: str, what: str, part: str) -> int:
     """The integer written by ASCII ``digits``, at most :data:`MAX_DIGITS` of them, whatever Python's str limit."""
     if len(digits) > MAX_DIGITS:
@@ -246,8 +286,12 @@ def rational_vector(values: Any, *, what: str = "vector", length: int | None = N
         raise InvalidInputError(f"{what}: expected a 1-D list of numbers, got an array of shape {values.shape}")
     if length is not None and len(values) != length:
         raise InvalidInputError(f"{what}: expected {length} numbers, got {len(values)}")
-    # the plain quotients first: naming every entry for an error message that is never raised is most of the cost
-    quick = [_plain_quotient(v) if type(v) is str else None for v in values]
+    row = _quotient_row(values)
+    if row is not None:
+        return row
+    # exact values and plain quotients first: naming every entry for an error message that is never raised is most
+    # of the cost
+    quick = [v if type(v) is Fraction else _plain_quotient(v) if type(v) is str else None for v in values]
     return tuple(rational(v, what=f"{what}[{i}]") if q is None else q for i, (q, v) in enumerate(zip(quick, values)))
 
 

@@ -23,21 +23,25 @@ import bisect
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
-from flint import fmpq, fmpq_mat
 
 from polyregions.errors import InvalidInputError
 from polyregions.exact.linalg import Matrix, Vector
 from polyregions.exact.rationals import _describe, rational_matrix, rational_vector
 from polyregions.networks.activations import Activation, activation_from_json
 
+if TYPE_CHECKING:
+    from flint import fmpq, fmpq_mat
+
 __all__ = ["Layer", "Network", "check_pattern"]
 
 
 def _fq(value: Fraction) -> fmpq:
-    return fmpq(value.numerator, value.denominator)
+    import flint  # on first use: most mesh runs never need FLINT, whose import costs tens of milliseconds
+
+    return flint.fmpq(value.numerator, value.denominator)
 
 
 def _fraction(value: fmpq) -> Fraction:
@@ -45,7 +49,13 @@ def _fraction(value: fmpq) -> Fraction:
 
 
 def _column(values: Sequence[Fraction]) -> fmpq_mat:
-    return fmpq_mat(len(values), 1, [_fq(v) for v in values])
+    return _column_of([_fq(v) for v in values])
+
+
+def _column_of(values: list[fmpq]) -> fmpq_mat:
+    import flint
+
+    return flint.fmpq_mat(len(values), 1, values)
 
 
 @dataclass(frozen=True)
@@ -115,8 +125,10 @@ class Layer:
 
     @cached_property
     def _flint(self) -> tuple[fmpq_mat, fmpq_mat, list[fmpq], list[fmpq], list[fmpq]]:
+        import flint
+
         act = self.activation
-        return (fmpq_mat(self.width, self.fan_in, [_fq(v) for row in self.weight for v in row]),
+        return (flint.fmpq_mat(self.width, self.fan_in, [_fq(v) for row in self.weight for v in row]),
                 _column(self.bias),
                 [_fq(v) for v in act.breakpoints], [_fq(v) for v in act.slopes], [_fq(v) for v in act.intercepts])
 
@@ -130,7 +142,7 @@ class Layer:
         else:
             pieces = fixed
         out = [slopes[k] * v + intercepts[k] for k, v in zip(pieces, values)]
-        return fmpq_mat(len(out), 1, out), pieces
+        return _column_of(out), pieces
 
 
 @dataclass(frozen=True)
@@ -409,10 +421,12 @@ class Network:
         >>> net.affine_map((1,))
         (((Fraction(6, 1),),), (Fraction(-2, 1),))
         """
+        import flint
+
         pattern = self._check_pattern(pattern)
         n = self.input_dim
-        M = fmpq_mat(n, n, [fmpq(int(i == j)) for i in range(n) for j in range(n)])
-        c = fmpq_mat(n, 1)
+        M = flint.fmpq_mat(n, n, [flint.fmpq(int(i == j)) for i in range(n) for j in range(n)])
+        c = flint.fmpq_mat(n, 1)
         position = 0
         for layer in self.layers:
             W, b, _, slopes, intercepts = layer._flint
@@ -423,8 +437,8 @@ class Network:
             else:
                 pieces = pattern[position:position + layer.width]
                 position += layer.width
-            scale = fmpq_mat(layer.width, layer.width)
-            shift = fmpq_mat(layer.width, 1)
+            scale = flint.fmpq_mat(layer.width, layer.width)
+            shift = flint.fmpq_mat(layer.width, 1)
             for i, k in enumerate(pieces):
                 scale[i, i] = slopes[k]
                 shift[i, 0] = intercepts[k]
@@ -458,7 +472,9 @@ class Network:
             return self
         first = self.layers[0]
         W, b = first._flint[:2]
-        D = fmpq_mat(k, n, [_fq(v) for row in directions for v in row])
+        import flint
+
+        D = flint.fmpq_mat(k, n, [_fq(v) for row in directions for v in row])
         weight = W * D.transpose()
         bias = W * _column(origin) + b
         table = weight.table()

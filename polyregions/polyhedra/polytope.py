@@ -13,16 +13,16 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
 from itertools import combinations, product
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from polyregions.errors import CertificateError, InfeasibleError, InvalidInputError, UnboundedError
 from polyregions.exact._integers import primitive
 from polyregions.exact.linalg import Matrix, Vector, dot, matmul, matvec, rank, rref
-from polyregions.exact.lp import feasible_point, maximize, strict_point
 from polyregions.exact.rationals import rational_matrix, rational_vector
-from polyregions.polyhedra.face_lattice import FaceLattice, face_lattice
-from polyregions.polyhedra.vertex_enumeration import VRepresentation, enumerate_facets, enumerate_vertices
-from polyregions.polyhedra.volume import volume as _volume
+
+if TYPE_CHECKING:
+    from polyregions.polyhedra.face_lattice import FaceLattice
+    from polyregions.polyhedra.vertex_enumeration import VRepresentation
 
 __all__ = ["Polytope", "sqrt_upper_bound"]
 
@@ -258,6 +258,8 @@ class Polytope:
         >>> triangle == Polytope.simplex(2).irredundant(), triangle.volume()
         (True, Fraction(1, 2))
         """
+        from polyregions.polyhedra.vertex_enumeration import enumerate_facets
+
         points = rational_matrix(points, what="points")
         if not points:
             if dim is None:
@@ -307,6 +309,8 @@ class Polytope:
         >>> Polytope.from_inequalities([[1], [-1]], [0, -1]).is_empty(), Polytope.empty(2).is_empty()
         (True, True)
         """
+        from polyregions.exact.lp import feasible_point
+
         return feasible_point(self.A, self.b, dim=self.dim) is None
 
     def is_bounded(self) -> bool:
@@ -320,6 +324,8 @@ class Polytope:
         >>> Polytope.simplex(3).is_bounded(), Polytope.from_inequalities([[1, 0]], [1]).is_bounded()
         (True, False)
         """
+        from polyregions.exact.lp import strict_point
+
         if self.dim == 0 or self.is_empty():
             return True
         m = len(self.A)
@@ -335,6 +341,8 @@ class Polytope:
 
     @cached_property
     def _implicit(self) -> tuple[int, ...]:
+        from polyregions.exact.lp import maximize, strict_point
+
         m, n = len(self.A), self.dim
         if self.is_empty():
             return tuple(range(m))
@@ -400,10 +408,14 @@ class Polytope:
         >>> print(Polytope.from_inequalities([[1, 0], [-1, 0]], [0, 0]).interior_point())
         None
         """
+        from polyregions.exact.lp import strict_point
+
         return strict_point(self.A, self.b, dim=self.dim)
 
     def relative_interior_point(self) -> Vector | None:
         """An exact point strict in every row that is not an implicit equality, or None when empty."""
+        from polyregions.exact.lp import strict_point
+
         if self.is_empty():
             return None
         implicit = set(self._implicit)
@@ -435,6 +447,8 @@ class Polytope:
         >>> Polytope.box([0, 0], [2, 4]).chebyshev_ball()[1]
         Fraction(1, 1)
         """
+        from polyregions.exact.lp import maximize
+
         if isinstance(bits, bool) or not isinstance(bits, int) or bits < 1:
             raise InvalidInputError(f"chebyshev_ball: expected a positive integer bits=, got {bits!r}")
         n = self.dim
@@ -459,6 +473,8 @@ class Polytope:
         >>> Polytope.from_inequalities([[1], [1], [2]], [1, 1, 5]).redundant_rows()
         (1, 2)
         """
+        from polyregions.exact.lp import maximize
+
         kept = list(range(len(self.A)))
         redundant = []
         for i in reversed(range(len(self.A))):
@@ -488,6 +504,8 @@ class Polytope:
         >>> Polytope.from_inequalities([[2], [1], [-1]], [2, 5, 0]).irredundant().A
         ((Fraction(-1, 1),), (Fraction(1, 1),))
         """
+        from polyregions.exact.lp import maximize
+
         if self.is_empty():
             return Polytope.empty(self.dim)
         implicit = set(self._implicit)
@@ -533,6 +551,8 @@ class Polytope:
 
     @cached_property
     def _vrep(self) -> VRepresentation:
+        from polyregions.polyhedra.vertex_enumeration import enumerate_vertices
+
         return enumerate_vertices(self.A, self.b, dim=self.dim)
 
     def generators(self) -> VRepresentation:
@@ -564,6 +584,8 @@ class Polytope:
 
     def faces(self) -> FaceLattice:
         """Every non-empty face with its dimension, vertices, rays and tight rows."""
+        from polyregions.polyhedra.face_lattice import face_lattice
+
         return face_lattice(self._vrep, len(self.A))
 
     def f_vector(self) -> tuple[int, ...]:
@@ -593,6 +615,8 @@ class Polytope:
         >>> Polytope.cross_polytope(3).volume()
         Fraction(4, 3)
         """
+        from polyregions.polyhedra.volume import volume as _volume
+
         vrep = self._vrep
         if not vrep.points:
             return _ZERO

@@ -273,6 +273,12 @@ def _exact_zero_gradients(net: "Network", layout: _Layout, rows: np.ndarray, lay
     return [not any(entries[i * count + e] for i in range(len(entries) // count)) for e in range(count)]
 
 
+def _layers_present(layer_of: np.ndarray) -> list[int]:
+    """The distinct layer indices in ``layer_of``, increasing (``np.unique`` without its check for masked arrays,
+    whose first use imports ``numpy.ma``: milliseconds of a short run)."""
+    return np.flatnonzero(np.bincount(layer_of)).tolist()
+
+
 def single_switch_equal(net: "Network", patterns: np.ndarray, pairs: np.ndarray, neurons: np.ndarray,
                         *, layout: _Layout | None = None) -> np.ndarray:
     """Whether each pair of adjacent regions ``pairs[e]`` (pattern rows), which differ in the one neuron
@@ -294,7 +300,7 @@ def single_switch_equal(net: "Network", patterns: np.ndarray, pairs: np.ndarray,
     layer_of, unit_of = layout.layer_of[neurons], layout.unit_of[neurons]
     # Pieces that are one function (never two distinct pieces of a valid activation) keep the map.
     same_piece = np.zeros(count, dtype=bool)
-    for q in np.unique(layer_of).tolist():
+    for q in _layers_present(layer_of):
         act = net.layers[q].activation
         pieces = list(zip(act.slopes, act.intercepts))
         identical = np.array([[a == b for b in pieces] for a in pieces], dtype=bool)
@@ -302,7 +308,7 @@ def single_switch_equal(net: "Network", patterns: np.ndarray, pairs: np.ndarray,
         same_piece[sel] = identical[patterns[pairs[sel, 0], neurons[sel]], patterns[pairs[sel, 1], neurons[sel]]]
     equal[same_piece] = True
     todo = np.flatnonzero(~same_piece)
-    for q in np.unique(layer_of[todo]).tolist():
+    for q in _layers_present(layer_of[todo]):
         group = todo[layer_of[todo] == q]
         for start in range(0, group.size, _CHUNK):
             edges = group[start:start + _CHUNK]

@@ -72,7 +72,6 @@ def enumerate_regions(network: "Network | GraphNetwork", domain: "Domain", *, en
     """
     from polyregions._arguments import expect_domain, expect_network
     from polyregions._dask import check_scheduler
-    from polyregions.exact.lp import BACKENDS
     from polyregions.exact.rationals import _describe
 
     network = expect_network(network)
@@ -81,8 +80,11 @@ def enumerate_regions(network: "Network | GraphNetwork", domain: "Domain", *, en
         raise InvalidInputError(f"workers: expected a positive integer, got {_describe(workers)}")
     if engine not in ENGINES:
         raise InvalidInputError(f"engine: expected one of {', '.join(ENGINES)}, got {_describe(engine)}")
-    if backend not in BACKENDS:
-        raise InvalidInputError(f"backend: expected one of {', '.join(BACKENDS)}, got {_describe(backend)}")
+    if backend != "highs":  # the default needs no look-up (loading the LP module costs a 2-D run milliseconds)
+        from polyregions.exact.lp import BACKENDS
+
+        if backend not in BACKENDS:
+            raise InvalidInputError(f"backend: expected one of {', '.join(BACKENDS)}, got {_describe(backend)}")
     if engine == "auto":
         engine = "mesh" if domain.dim <= 2 and domain.is_bounded() and scheduler is None else "lp"
     check_scheduler(scheduler)

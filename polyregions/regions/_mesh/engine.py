@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from polyregions.errors import InvalidInputError
-from polyregions.regions._mesh.mesh_1d import Mesh1D
 from polyregions.regions._mesh.mesh_2d import Mesh2D
 from polyregions.regions._mesh.support import collector_paused, one_blas_thread
 from polyregions.regions.complex import Region, RegionComplex, complex_from_arrays
 
 if TYPE_CHECKING:
     from polyregions.networks.network import Network
+    from polyregions.regions._mesh.mesh_1d import Mesh1D
     from polyregions.regions.domains import Domain
 
 __all__ = ["refine_mesh", "mesh_regions"]
@@ -88,14 +88,14 @@ def _run(net: "Network", A, b, *, progress: bool) -> tuple[list[Region], np.ndar
     A = tuple(tuple(Fraction(v) for v in row) for row in A)
     b = tuple(Fraction(v) for v in b)
     if hasattr(net.layers[0], "activation"):
-        engine = (Mesh1D if net.input_dim == 1 else Mesh2D)(net, A, b)
+        engine = _mesh_class(net.input_dim)(net, A, b)
         with one_blas_thread():
             return engine.run(progress=progress)
     # a graph network's stages, through a dense network with the same regions on the domain
     from polyregions.regions._mesh.stages import dense_twin, domain_box, merged
 
     twin = dense_twin(net, domain_box(A, b))  # type: ignore[arg-type]
-    engine = (Mesh1D if net.input_dim == 1 else Mesh2D)(twin.network, A, b)
+    engine = _mesh_class(net.input_dim)(twin.network, A, b)
     engine.shown_net = net
     if not twin.identity:
         engine.shown_patterns = twin.patterns
@@ -106,3 +106,12 @@ def _run(net: "Network", A, b, *, progress: bool) -> tuple[list[Region], np.ndar
     if twin.may_split:
         return merged(regions, patterns, pairs, net)
     return regions, patterns, pairs
+
+
+def _mesh_class(dim: int) -> type[Mesh1D | Mesh2D]:
+    """The mesh of a 1-D or 2-D domain (the 1-D one imported only when used)."""
+    if dim == 1:
+        from polyregions.regions._mesh.mesh_1d import Mesh1D
+
+        return Mesh1D
+    return Mesh2D

@@ -10,7 +10,6 @@ import math
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
-from flint import fmpz
 
 from polyregions.exact._integers import lcm
 
@@ -41,10 +40,14 @@ class ExactMaps:
         widest = k + 1
         for layer in layers:
             act = layer.activation
-            omega = lcm(v for row in layer.weight for v in row)
+            # A layer's weights are Fractions with few distinct denominators (powers of two for float weights):
+            # one division per denominator rather than per weight.
+            denominators = {v.denominator for row in layer.weight for v in row}
+            omega = math.lcm(*denominators)
             Zq = math.lcm(omega * scales, lcm(layer.bias), lcm(act.breakpoints))
             multiplier = Zq // (omega * scales)
-            W = [[v.numerator * (omega // v.denominator) * multiplier for v in row] for row in layer.weight]
+            factor = {d: omega // d * multiplier for d in denominators}
+            W = [[v.numerator * factor[v.denominator] for v in row] for row in layer.weight]
             bias = [int(v * Zq) for v in layer.bias]
             xi = [int(v * Zq) for v in act.breakpoints]
             delta = math.lcm(lcm(act.slopes), lcm(act.intercepts))
@@ -67,7 +70,7 @@ class ExactMaps:
         top = 2 * math.isqrt((1 << 53) // (widest + 2)) - 5
         primes, candidate, modulus = [], top, 1
         while modulus <= 2 * biggest + 1:
-            while not fmpz(candidate).is_prime():
+            while not _is_prime(candidate):
                 candidate -= 1
             primes.append(candidate)
             modulus *= candidate
@@ -80,9 +83,7 @@ class ExactMaps:
 
         def residues(values):
             """Symmetric residues of the integers ``values`` (any shape) for every prime: (primes, ...)."""
-            values = np.array(values, dtype=object)
-            small = all(abs(v) < (1 << 62) for v in values.flat)
-            values = values.astype(np.int64) if small else values
+            values = _small_integers(values)
             out = []
             for p in primes:
                 r = (values % p).astype(np.int64)
@@ -218,3 +219,53 @@ class ExactMaps:
             g = math.gcd(*row) if primitive else 1
             rows.append(tuple(v // g for v in row) if g > 1 else tuple(row))
         return rows
+
+
+def _small_integers(values) -> np.ndarray:
+    """Integers (nested lists) as an int64 array when all lie strictly between -2^62 and 2^62 (so that their
+    residues are computed in int64), else as an object array of Python integers."""
+    try:
+        array = np.array(values, dtype=np.int64)
+    except OverflowError:
+        return np.array(values, dtype=object)
+    if array.size and not ((array > -(1 << 62)) & (array < (1 << 62))).all():
+        return np.array(values, dtype=object)
+    return array
+
+
+# Miller-Rabin with the first twelve primes as bases is deterministic below 3.18 * 10^23, the least strong
+# pseudoprime to all of them (Sorenson and Webster, 2015); the primes searched here are below 2^28. Pure Python:
+# loading FLINT for these few tests would cost a run more than the tests themselves.
+_WITNESSES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37)
+_DETERMINISTIC_BELOW = 318665857834031151167461
+
+
+def _is_prime(n: int) -> bool:
+    """Whether ``n`` is prime (exact below 3.18 * 10^23; larger ``n`` raise ``ValueError``).
+
+    Examples
+    --------
+    >>> [n for n in range(30) if _is_prime(n)]
+    [2, 3, 5, 7, 11, 13, 17, 19, 23, 29]
+    """
+    if n < 2:
+        return False
+    for p in _WITNESSES:
+        if n % p == 0:
+            return n == p
+    if n >= _DETERMINISTIC_BELOW:
+        raise ValueError(f"_is_prime: {n} is beyond the deterministic range")
+    d, s = n - 1, 0
+    while d % 2 == 0:
+        d, s = d // 2, s + 1
+    for a in _WITNESSES:
+        x = pow(a, d, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(s - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True

@@ -13,10 +13,29 @@ import numpy as np
 
 from polyregions._progress import progress_bar
 from polyregions.exact._integers import primitive
-from polyregions.networks._float_filter import UNCERTAIN, activate, certified_signs, doubles, float_layer, forward_layer
+from polyregions.networks._float_filter import (
+    UNCERTAIN,
+    activate,
+    certified_signs,
+    doubles,
+    float_layer,
+    forward_layer,
+    interpolate,
+)
 from polyregions.regions._mesh.exact_maps import ExactMaps
 from polyregions.regions._mesh.sparse_layers import sparse_forward, sparse_weights
-from polyregions.regions._mesh.support import ABOVE, BELOW, ON, SIDE_OF_SIGN, UNPROVEN, ComputedOnce, grow, padded
+from polyregions.regions._mesh.support import (
+    ABOVE,
+    BELOW,
+    ON,
+    SIDE_OF_SIGN,
+    UNPROVEN,
+    ComputedOnce,
+    distinct,
+    grow,
+    padded,
+    unproven_rows,
+)
 from polyregions.regions.complex import Region
 
 if TYPE_CHECKING:
@@ -136,7 +155,7 @@ class Mesh(ABC):
         assert self.exact is not None  # lines other than the domain's rows come from the layers
         missing = np.array(unknown, dtype=np.int64)
         layer, unit, bp, region = self.lines[missing].T
-        for q in np.unique(layer):
+        for q in distinct(layer):
             sel = layer == q
             rows = self.exact.rows(int(q), region[sel], unit[sel], bp[sel], self.pieces, self.ancestors)
             self.line_rows.update(zip(missing[sel].tolist(), rows))
@@ -273,7 +292,7 @@ class Mesh(ABC):
                     rows = slice(start, min(start + _ROWS, self.nv))
                     self._sides(q, self.Z[rows], self.E[rows], out=self.S[rows])
                 self.anc = grow(np.arange(self.nf, dtype=np.int64), 2 * self.nf)
-                unsure = np.flatnonzero((self.S[:self.nv] == UNPROVEN).any(axis=1))
+                unsure = unproven_rows(self.S[:self.nv])
                 if unsure.size:
                     self._resolve(q, *self._settle(q, unsure, self._face_of_vertex()[unsure]))
                 self._start_layer(q)
@@ -301,32 +320,56 @@ class Mesh(ABC):
         activation, the unit and the breakpoint index the hyperplane stands for."""
         fa = self.flayers[q].activation
         unit, bp = divmod(h, fa.breakpoints.size)
-        return np.flatnonzero(self.code[:self.nf, h] == ABOVE | BELOW), fa, unit, bp
+        return (self.code[:self.nf, h] == ABOVE | BELOW).nonzero()[0], fa, unit, bp
 
-    def _store_vertices(self, q: int, h: int, unit: int, fa, bp: int, new_ids: np.ndarray, Zn: np.ndarray,
-                        En: np.ndarray, vertex_faces: np.ndarray) -> None:
-        """Append vertices created on hyperplane ``h`` (breakpoint ``bp`` of ``unit``) with their float values,
-        error bounds and proven sides; sides the bounds leave open are decided exactly in ``vertex_faces``."""
-        Zn[:, unit] = fa.breakpoints[bp]
-        En[:, unit] = fa.breakpoint_errors[bp]
+    def _crossing(self, q: int, h: int, ends: np.ndarray, other_ends: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """Where hyperplane ``h`` of layer ``q`` crosses the edges ``ends -> other_ends``: the new vertices'
+        pre-activations and bounds (:func:`interpolate`, proven bounds) in the columns from a first column on, the
+        fractions of the way along the edges, and that first column.
+
+        On the last layer refined no later layer is computed from the vertices, so a vertex created on a unit's
+        hyperplane is read only for the sides of that unit and the later ones: there the first column is the
+        unit's, which about halves that layer's interpolation (the largest of all); on other layers it is 0.
+        """
+        fa = self.flayers[q].activation
+        unit, bp = divmod(h, fa.breakpoints.size)
+        first = unit if q == len(self.layers) - 1 else 0
+        Z, E = self.Z[:, first:], self.E[:, first:]
+        Zn, En, lam = interpolate(Z[ends], E[ends], Z[other_ends], E[other_ends], unit - first, fa.breakpoints[bp],
+                                  fa.breakpoint_errors[bp])
+        return Zn, En, lam, first
+
+    def _store_vertices(self, q: int, h: int, new_ids: np.ndarray, Zn: np.ndarray, En: np.ndarray, first: int,
+                        vertex_faces: np.ndarray) -> None:
+        """Append vertices created on hyperplane ``h`` of layer ``q`` with their float values and error bounds in
+        the columns from ``first`` on (as :meth:`_crossing` gives them; the earlier ones are marked unknown: NaN
+        with an infinite bound) and their proven sides; sides the bounds leave open are decided exactly in
+        ``vertex_faces``."""
+        fa = self.flayers[q].activation
+        unit, bp = divmod(h, fa.breakpoints.size)
+        Zn[:, unit - first] = fa.breakpoints[bp]
+        En[:, unit - first] = fa.breakpoint_errors[bp]
         start, end = self.nv, self.nv + len(new_ids)
         assert not new_ids.size or (new_ids[0] == start and new_ids[-1] == end - 1)  # the next ids, in order
         self.Z, self.E, self.S = grow(self.Z, end), grow(self.E, end), grow(self.S, end)
-        self.Z[start:end], self.E[start:end] = Zn, En
+        self.Z[start:end, first:], self.E[start:end, first:] = Zn, En
+        if first:
+            self.Z[start:end, :first], self.E[start:end, :first] = np.nan, np.inf  # never read; proves nothing
         Sn = self.S[start:end]
         Sn[:] = ON
-        self._new_vertex_sides(q, h, Zn, En, Sn)
+        self._new_vertex_sides(q, h, Zn[:, unit - first + 1:], En[:, unit - first + 1:], Sn)
         self.nv = end
-        unsure = np.flatnonzero((Sn == UNPROVEN).any(axis=1))
+        unsure = unproven_rows(Sn)
         self._resolve(q, *self._settle(q, new_ids[unsure], vertex_faces[unsure]))
 
-    def _new_vertex_sides(self, q: int, h: int, Zn: np.ndarray, En: np.ndarray, S: np.ndarray) -> None:
-        """Write into ``S`` (all ``ON``) the sides of new vertices created on hyperplane ``h``: proven for the
-        later units, exact on ``h``'s own unit, ``ON`` (never read) for the earlier ones."""
+    def _new_vertex_sides(self, q: int, h: int, Z_later: np.ndarray, E_later: np.ndarray, S: np.ndarray) -> None:
+        """Write into ``S`` (all ``ON``) the sides of new vertices created on hyperplane ``h``, given the values
+        ``Z_later`` and bounds ``E_later`` of the units after ``h``'s: proven for those units, exact on ``h``'s own
+        unit, ``ON`` (never read) for the earlier ones."""
         T = self.flayers[q].activation.breakpoints.size
         unit, bp = divmod(h, T)
-        width = Zn.shape[1]
-        self._sides(q, Zn[:, unit + 1:], En[:, unit + 1:], out=S[:, (unit + 1) * T:width * T])
+        self._sides(q, Z_later, E_later, out=S[:, (unit + 1) * T:(unit + 1 + Z_later.shape[1]) * T])
         xi = self.layers[q].activation.breakpoints
         for k in range(T):
             S[:, unit * T + k] = ABOVE if xi[bp] > xi[k] else (BELOW if xi[bp] < xi[k] else ON)

@@ -8,9 +8,8 @@ import numpy as np
 
 from polyregions.errors import InvalidInputError
 from polyregions.exact.linalg import Matrix, Vector
-from polyregions.networks._float_filter import interpolate
 from polyregions.regions._mesh.mesh import Mesh
-from polyregions.regions._mesh.support import ABOVE, BELOW, MeshError, grow
+from polyregions.regions._mesh.support import ABOVE, BELOW, MeshError, distinct, grow
 
 __all__ = ["Mesh1D"]
 
@@ -37,7 +36,7 @@ class Mesh1D(Mesh):
 
     def _homogeneous(self, vertices: np.ndarray) -> list[tuple[int, int]]:
         """Exact ``(X, W)`` with ``W > 0`` and the vertex at ``X / W``: the root of its line ``a t + c``."""
-        self._ensure_lines(np.unique(self.vline[vertices]))
+        self._ensure_lines(distinct(self.vline[vertices]))
         points = []
         for line in self.vline[vertices].tolist():
             a, c = self.line_rows[line]
@@ -68,9 +67,8 @@ class Mesh1D(Mesh):
         new_ids = self.nv + np.arange(nf, dtype=np.int64)
         self.vline = grow(self.vline, self.nv + nf)
         self.vline[new_ids] = chord
-        Zn, En, _ = interpolate(self.Z[lo], self.E[lo], self.Z[hi], self.E[hi], unit, fa.breakpoints[bp],
-                                fa.breakpoint_errors[bp])
-        self._store_vertices(q, h, unit, fa, bp, new_ids, Zn, En, faces)
+        Zn, En, _, first_column = self._crossing(q, h, lo, hi)
+        self._store_vertices(q, h, new_ids, Zn, En, first_column, faces)
         new_faces = self.nf + np.arange(nf, dtype=np.int64)
         for name in ("left", "right", "anc", "code"):
             setattr(self, name, grow(getattr(self, name), self.nf + nf))

@@ -11,9 +11,9 @@ import numpy as np
 from polyregions.errors import InvalidInputError
 from polyregions.exact._integers import lcm
 from polyregions.exact.linalg import Matrix, Vector
-from polyregions.networks._float_filter import doubles, interpolate
+from polyregions.networks._float_filter import doubles
 from polyregions.regions._mesh.mesh import Mesh
-from polyregions.regions._mesh.support import ABOVE, BELOW, KEY, MeshError, grow, or_rows, ragged
+from polyregions.regions._mesh.support import ABOVE, BELOW, KEY, MeshError, distinct, grow, or_rows, ragged
 
 __all__ = ["Mesh2D"]
 
@@ -42,7 +42,7 @@ class Mesh2D(Mesh):
 
     def _homogeneous(self, vertices: np.ndarray) -> list[tuple[int, int, int]]:
         """Exact ``(X, Y, W)`` with ``W > 0`` and the vertex at ``(X / W, Y / W)``."""
-        self._ensure_lines(np.unique(self.vline[vertices].ravel()))
+        self._ensure_lines(distinct(self.vline[vertices]))
         out = []
         cache, rows = self.points_cache, self.line_rows
         for v, (l1, l2) in zip(vertices.tolist(), self.vline[vertices].tolist()):
@@ -86,23 +86,27 @@ class Mesh2D(Mesh):
         if faces.size == 0:
             return
         nf = faces.size
+        # The split faces' cycles one after another (array methods rather than numpy's functions: a split is a
+        # few hundred small operations, whose call overhead is most of its cost).
         lens = self.flen[faces]
-        offs = np.cumsum(lens) - lens
-        idx = ragged(self.fstart[faces], lens)
+        ends = lens.cumsum()
+        offs = ends - lens
+        total = int(ends[-1])
+        idx = (self.fstart[faces] - offs).repeat(lens)
+        idx += np.arange(total, dtype=np.int64)
         verts = self.pv[idx]
         lines = self.pl[idx]
-        total = idx.size
         s = self.S[verts, h]
         nxt = np.arange(1, total + 1, dtype=np.int64)
-        nxt[offs + lens - 1] = offs
+        nxt[ends - 1] = offs
         cross = (s | s[nxt]) == ABOVE | BELOW
-        ci = np.flatnonzero(cross)
-        owner = np.repeat(np.arange(nf, dtype=np.int64), lens)
+        ci = cross.nonzero()[0]
+        owner = np.arange(nf, dtype=np.int64).repeat(lens)
         # One chord line per region of the previous layers met by this hyperplane (in increasing order; marking
         # them in an array the size of those regions is quicker than sorting the faces' regions).
         ancestor = self.anc[faces]
         self._met[ancestor] = True
-        regions = np.flatnonzero(self._met)
+        regions = self._met.nonzero()[0]
         self._met[regions] = False
         self._rank[regions] = np.arange(regions.size)
         chord = self._add_lines(q, unit, bp, regions)[self._rank[ancestor]]
@@ -118,27 +122,27 @@ class Mesh2D(Mesh):
             self.vline = grow(self.vline, self.nv + nnew)
             self.vline[new_ids, 0] = lines[rep]
             self.vline[new_ids, 1] = chord[owner[rep]]
-            Zn, En, lam = interpolate(self.Z[ru], self.E[ru], self.Z[rw], self.E[rw], unit, fa.breakpoints[bp],
-                                      fa.breakpoint_errors[bp])
+            Zn, En, lam, first_column = self._crossing(q, h, ru, rw)
             # Approximate coordinates, only ever used as candidates that are then checked exactly.
             self.xy = grow(self.xy, self.nv + nnew)
             with np.errstate(all="ignore"):  # infinite or NaN candidates are simply rejected later
                 self.xy[new_ids] = self.xy[ru] + lam[:, None] * (self.xy[rw] - self.xy[ru])
-            self._store_vertices(q, h, unit, fa, bp, new_ids, Zn, En, faces[owner[rep]])
+            self._store_vertices(q, h, new_ids, Zn, En, first_column, faces[owner[rep]])
         # Cycles with the new vertices inserted after their crossing corners.
         count = 1 + cross
-        apos = np.cumsum(count) - count
+        apos = count.cumsum() - count
         size = total + ci.size
         aug_v = np.empty(size, dtype=np.int64)
         aug_l = np.empty(size, dtype=np.int64)
         aug_s = np.empty(size, dtype=np.int8)
         aug_v[apos], aug_l[apos], aug_s[apos] = verts, lines, s
-        aug_v[apos[ci] + 1] = new_ids[inverse]
-        aug_l[apos[ci] + 1] = lines[ci]
-        aug_s[apos[ci] + 1] = 0
+        after = apos[ci] + 1
+        aug_v[after] = new_ids[inverse]
+        aug_l[after] = lines[ci]
+        aug_s[after] = 0
         nlen = lens + np.bincount(owner[ci], minlength=nf)
-        noffs = np.cumsum(nlen) - nlen
-        zeros = np.flatnonzero(aug_s == 0)
+        noffs = nlen.cumsum() - nlen
+        zeros = (aug_s == 0).nonzero()[0]
         if zeros.size != 2 * nf:
             raise MeshError(f"hyperplane {h} of layer {q}: expected two crossing points per split face, "
                              f"got {zeros.size} for {nf} faces")
@@ -147,40 +151,39 @@ class Mesh2D(Mesh):
         lenB = nlen - lenA + 2
         if (lenA < 3).any() or (lenB < 3).any():
             raise MeshError(f"hyperplane {h} of layer {q}: a chord along an edge")
-        idxA = ragged(z1, lenA)
-        local = ragged(np.zeros(nf, dtype=np.int64), lenB)
-        idxB = np.repeat(noffs, lenB) + (np.repeat(z2 - noffs, lenB) + local) % np.repeat(nlen, lenB)
-        vA, lA = aug_v[idxA], aug_l[idxA]
-        vB, lB = aug_v[idxB], aug_l[idxB]
-        endA = np.cumsum(lenA) - 1
-        endB = np.cumsum(lenB) - 1
-        lA[endA] = chord
-        lB[endB] = chord
+        # The parts, all A's then all B's: A runs from the first crossing point to the second, B from the second
+        # around its cycle to the first; each ends with the chord.
+        part_len = np.concatenate([lenA, lenB])
+        part_end = part_len.cumsum()
+        part_start = part_end - part_len
+        cycle_start = np.concatenate([noffs, noffs]).repeat(part_len)
+        pos = (np.concatenate([z1, z2]) - part_start).repeat(part_len)
+        pos += np.arange(int(part_end[-1]), dtype=np.int64)
+        pos -= cycle_start
+        pos %= np.concatenate([nlen, nlen]).repeat(part_len)
+        pos += cycle_start
         sideA = aug_s[z1 + 1]
         # Write the two parts: the face keeps part A, a new face gets part B.
         base = self.ptop
-        need = base + vA.size + vB.size
+        need = base + pos.size
         self.pv = grow(self.pv, need)
         self.pl = grow(self.pl, need)
-        self.pv[base:need] = np.concatenate([vA, vB])
-        self.pl[base:need] = np.concatenate([lA, lB])
+        self.pv[base:need] = aug_v[pos]
+        self.pl[base:need] = aug_l[pos]
+        self.pl[base + part_end - 1] = np.concatenate([chord, chord])
         self.ptop = need
         new_faces = self.nf + np.arange(nf, dtype=np.int64)
+        both = np.concatenate([faces, new_faces])
         for name in ("fstart", "flen", "anc", "code"):
             setattr(self, name, grow(getattr(self, name), self.nf + nf))
-        startsA = base + endA + 1 - lenA
-        startsB = base + vA.size + endB + 1 - lenB
-        self.fstart[faces], self.flen[faces] = startsA, lenA
-        self.fstart[new_faces], self.flen[new_faces] = startsB, lenB
-        self.anc[new_faces] = self.anc[faces]
+        self.fstart[both] = base + part_start
+        self.flen[both] = part_len
+        self.anc[new_faces] = ancestor
         self.code[new_faces, :h] = self.code[faces, :h]
         self.code[faces, h] = sideA
         self.code[new_faces, h] = (ABOVE | BELOW) ^ sideA
         if h + 1 < self.code.shape[1]:
-            starts = np.concatenate([endA + 1 - lenA, vA.size + endB + 1 - lenB])
-            reduced = or_rows(self.S, np.concatenate([vA, vB]), starts, h + 1)
-            self.code[faces, h + 1:] = reduced[:nf]
-            self.code[new_faces, h + 1:] = reduced[nf:]
+            self.code[both, h + 1:] = or_rows(self.S, self.pv[base:need], part_start, h + 1)
         self.nf += nf
 
     def _adjacent_pairs(self) -> np.ndarray:
@@ -191,10 +194,13 @@ class Mesh2D(Mesh):
         owner = np.repeat(np.arange(nf, dtype=np.int64), self.flen[:nf])
         u, w = self.pv[:total], self.pv[self._next_in_cycle()]
         key = np.minimum(u, w) * KEY + np.maximum(u, w)
-        order = np.argsort(key, kind="stable")
+        # An edge borders two faces, so equal keys come in pairs: an unstable sort (several times quicker than
+        # numpy's stable one on 64-bit keys) with each pair put in pool order gives what a stable sort gives.
+        order = np.argsort(key)
         sk = key[order]
-        same = np.flatnonzero(sk[1:] == sk[:-1])
-        return np.stack([owner[order[same]], owner[order[same + 1]]], axis=1)
+        same = (sk[1:] == sk[:-1]).nonzero()[0]
+        first, second = order[same], order[same + 1]
+        return np.stack([owner[np.minimum(first, second)], owner[np.maximum(first, second)]], axis=1)
 
     def _next_in_cycle(self) -> np.ndarray:
         """For every position of the (compacted) pool, the position of the next vertex of its face's cycle."""
@@ -215,7 +221,7 @@ class Mesh2D(Mesh):
         run_idx = np.flatnonzero(run_start)
         run_lines = lines[run_idx]
         run_faces = owner[run_idx]
-        self._ensure_lines(np.unique(run_lines))
+        self._ensure_lines(distinct(run_lines))
         above = self._line_sides(run_lines, run_faces, patterns)
         codes, code_of_run = np.unique(run_lines * 2 + above, return_inverse=True)
         row_objects = [self._oriented_row(int(c) >> 1, bool(c & 1)) for c in codes.tolist()]

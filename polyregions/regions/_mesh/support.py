@@ -12,14 +12,15 @@ import numpy as np
 
 from polyregions.errors import PolyregionsError
 
-__all__ = ["KEY", "ON", "ABOVE", "BELOW", "UNPROVEN", "SIDE_OF_SIGN", "collector_paused", "ragged", "grow",
-           "padded", "or_rows", "one_blas_thread", "ComputedOnce", "MeshError"]
+__all__ = ["KEY", "ON", "ABOVE", "BELOW", "UNPROVEN", "SIDE_OF_SIGN", "collector_paused", "ragged", "distinct",
+           "unproven_rows", "grow", "padded", "or_rows", "one_blas_thread", "ComputedOnce", "MeshError"]
 
 #: Key of an unordered pair of vertex ids ``(u, w)``, ``u <= w``: ``u * KEY + w``.
 KEY = np.int64(1) << 31
 # Vertex sides of a hyperplane, as bits that OR into a face's code: on it, above, below, not proven yet.
 ON, ABOVE, BELOW, UNPROVEN = 0, 1, 2, 4
 SIDE_OF_SIGN = np.array([BELOW, ON, ABOVE, UNPROVEN], dtype=np.int8)  # indexed by sign + 1 (sign 2: unproven)
+_UNPROVEN_BYTES = np.uint64(int.from_bytes(bytes([UNPROVEN]) * 8, "little"))  # the UNPROVEN bit of 8 sides
 
 
 @contextlib.contextmanager
@@ -55,10 +56,47 @@ def one_blas_thread() -> contextlib.AbstractContextManager:
 
 
 def ragged(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Concatenated ranges ``starts[i] .. starts[i] + lengths[i] - 1``."""
-    total = int(lengths.sum())
-    offsets = np.cumsum(lengths) - lengths
-    return np.arange(total, dtype=np.int64) + np.repeat(starts - offsets, lengths)
+    """Concatenated ranges ``starts[i] .. starts[i] + lengths[i] - 1``.
+
+    Examples
+    --------
+    >>> ragged(np.array([5, 0, 9]), np.array([2, 0, 3])).tolist()
+    [5, 6, 9, 10, 11]
+    """
+    ends = lengths.cumsum()
+    shift = (starts - ends + lengths).repeat(lengths)
+    shift += np.arange(shift.size, dtype=np.int64)
+    return shift
+
+
+def distinct(values: np.ndarray) -> np.ndarray:
+    """The distinct values of an array, sorted (``np.unique(values)`` without its check for masked arrays, whose
+    first use imports ``numpy.ma``: milliseconds of a short run).
+
+    Examples
+    --------
+    >>> distinct(np.array([[3, 1], [3, 2]])).tolist()
+    [1, 2, 3]
+    """
+    ordered = np.sort(values, axis=None)
+    keep = np.ones(ordered.size, dtype=bool)
+    keep[1:] = ordered[1:] != ordered[:-1]
+    return ordered[keep]
+
+
+def unproven_rows(S: np.ndarray) -> np.ndarray:
+    """The rows of a side matrix (C-contiguous, rows of whole 64-bit words: :func:`padded`) holding an
+    ``UNPROVEN`` side, read eight sides per operation (the sides are single bits).
+
+    Examples
+    --------
+    >>> S = np.zeros((3, 8), dtype=np.int8)
+    >>> S[1, 5] = UNPROVEN
+    >>> S[2, 0] = ABOVE | BELOW
+    >>> unproven_rows(S).tolist()
+    [1]
+    """
+    return np.flatnonzero((S.view(np.uint64) & _UNPROVEN_BYTES).any(axis=1))
 
 
 def grow(array: np.ndarray, needed: int) -> np.ndarray:

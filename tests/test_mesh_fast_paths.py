@@ -1,0 +1,120 @@
+"""The mesh engine's shortcuts change nothing: the last layer's skipped columns, the array helpers checked against
+the numpy calls they replace, the primes found without FLINT, and a 2-D run that loads only what it uses."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from polyregions.networks import activations as act
+from polyregions.networks._float_filter import interpolate
+from polyregions.networks.initializers import he_normal
+from polyregions.networks.io import save_network
+from polyregions.networks.network import Network
+from polyregions.regions import domains as dom
+from polyregions.regions._mesh import mesh as mesh_loop
+from polyregions.regions._mesh import refine_mesh
+from polyregions.regions._mesh.exact_maps import _is_prime
+from polyregions.regions._mesh.support import ABOVE, BELOW, ON, UNPROVEN, distinct, padded, ragged, unproven_rows
+from polyregions.testing import assert_complexes_equal
+
+
+def _every_column(self, q, h, ends, other_ends):
+    """The crossing as it was before the last layer skipped columns: every column interpolated."""
+    fa = self.flayers[q].activation
+    unit, bp = divmod(h, fa.breakpoints.size)
+    Zn, En, lam = interpolate(self.Z[ends], self.E[ends], self.Z[other_ends], self.E[other_ends], unit,
+                              fa.breakpoints[bp], fa.breakpoint_errors[bp])
+    return Zn, En, lam, 0
+
+
+def _integer_net(seed, activation):
+    rng = np.random.default_rng(seed)
+    widths = [2, 9, 8, 6]
+    layers = [(rng.integers(-3, 4, (w, v)).tolist(), rng.integers(-2, 3, w).tolist(), activation)
+              for v, w in zip(widths, widths[1:])]
+    return Network.from_layers(2, layers)
+
+
+@pytest.mark.parametrize("net, domain", [
+    (he_normal([2, 12, 12, 10], seed=4), dom.box(["-3/2", -1], [1, "5/3"])),
+    (_integer_net(1, act.relu()), dom.box([-2, -2], [2, 2])),  # ties: vertices exactly on later lines
+    (_integer_net(2, act.hardtanh()), dom.box([-2, -2], [2, 2])),  # two breakpoints per neuron
+    (he_normal([1, 10, 10, 10], seed=2), dom.box([-2], [3])),
+])
+def test_skipping_the_last_layers_earlier_columns_gives_the_same_complex(monkeypatch, net, domain):
+    fast = refine_mesh(net, domain)
+    monkeypatch.setattr(mesh_loop.Mesh, "_crossing", _every_column)
+    reference = refine_mesh(net, domain)
+    assert_complexes_equal(fast, reference)
+    assert [r.interior_point for r in fast.regions] == [r.interior_point for r in reference.regions]
+    assert len(fast.linear_regions) == len(reference.linear_regions)
+
+
+@given(hnp.arrays(np.int64, hnp.array_shapes(min_dims=1, max_dims=2, min_side=0, max_side=12),
+                  elements=st.integers(-5, 5)))
+def test_distinct_is_numpys_unique(values):
+    assert distinct(values).tolist() == np.unique(values).tolist()
+
+
+@given(st.lists(st.tuples(st.integers(-20, 20), st.integers(0, 6)), max_size=12))
+def test_ragged_concatenates_the_ranges(pairs):
+    starts = np.array([s for s, _ in pairs], dtype=np.int64)
+    lengths = np.array([n for _, n in pairs], dtype=np.int64)
+    assert ragged(starts, lengths).tolist() == [s + i for s, n in pairs for i in range(n)]
+
+
+@given(st.integers(1, 30), st.data())
+def test_unproven_rows_are_the_rows_holding_an_unproven_side(columns, data):
+    rows = data.draw(st.integers(0, 10))
+    sides = data.draw(hnp.arrays(np.int8, (rows, columns), elements=st.sampled_from([ON, ABOVE, BELOW, UNPROVEN])))
+    S = np.zeros((rows, padded(columns)), dtype=np.int8)
+    S[:, :columns] = sides
+    assert unproven_rows(S).tolist() == np.flatnonzero((sides == UNPROVEN).any(axis=1)).tolist()
+
+
+def test_primes_agree_with_a_sieve_and_with_flint():
+    flint = pytest.importorskip("flint")
+    limit = 100_000
+    sieve = np.ones(limit, dtype=bool)
+    sieve[:2] = False
+    for p in range(2, int(limit ** 0.5) + 1):
+        if sieve[p]:
+            sieve[p * p::p] = False
+    assert [n for n in range(limit) if _is_prime(n)] == np.flatnonzero(sieve).tolist()
+    rng = np.random.default_rng(0)
+    for n in rng.integers(2 ** 26, 2 ** 40, 3000).tolist() + [2 ** 27 - 39, 2 ** 31 - 1, 2 ** 61 - 1]:
+        assert _is_prime(n) == bool(flint.fmpz(n).is_prime()), n
+    # strong pseudoprimes to the first few prime bases: Miller-Rabin with twelve bases sees through them
+    for n in (2047, 1373653, 25326001, 3215031751, 2152302898747, 3474749660383, 341550071728321,
+              3825123056546413051):
+        assert not _is_prime(n)
+    with pytest.raises(ValueError):
+        _is_prime(318665857834031151167461)  # strong pseudoprime to all twelve bases: beyond the exact range
+
+
+def test_a_two_dimensional_run_loads_only_what_it_uses(tmp_path):
+    path = tmp_path / "net.json"
+    save_network(he_normal([2, 16, 16, 16], seed=1), path)
+    script = (
+        "import json, sys\n"
+        "from polyregions.cli import main\n"
+        f"main(['regions', {str(path)!r}, '--box=-1,1', '--json'])\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    summary, modules = (json.loads(line) for line in done.stdout.splitlines()[-2:])
+    assert summary["exact"] and summary["activation_regions"] > 1
+    loaded = set(modules)
+    # FLINT, the LP solvers, the polytope algorithms and the other commands stay unloaded, and so does numpy.ma
+    # (numpy's unique imports it on first use).
+    for module in ("flint", "polyregions.exact.lp", "polyregions.polyhedra.vertex_enumeration",
+                   "polyregions.polyhedra.face_lattice", "polyregions.cli.plot", "polyregions.cli.sweep",
+                   "polyregions.regions._mesh.mesh_1d", "numpy.ma"):
+        assert module not in loaded, module
+    assert "polyregions.cli.regions" in loaded
