@@ -10,10 +10,17 @@ region, facet and adjacency of the true complex meets the open box, a region is 
 has a facet on the box, and the box's rows are dropped at the end. Otherwise an exact witness on the far side or
 a certified linear program decides (:mod:`polyregions.regions._cell_programs`).
 
-Cells remember, for their rows, points of the row's hyperplane where every other row holds strictly (*facet
-points*). A split hands each facet point to the side that holds it strictly and gives the new row the point
-where the segment between the two sides' interior points crosses it. Facet points are free witnesses that a
-later hyperplane crosses the cell, and they prove facets for the adjacency graph without a program.
+Cells cut by programs remember, for their rows, points of the row's hyperplane where every other row holds
+strictly (*facet points*). A split hands each facet point to the side that holds it strictly and gives the new
+row the point where the segment between the two sides' interior points crosses it. Facet points are free
+witnesses that a later hyperplane crosses the cell, and they prove facets for the adjacency graph without a
+program. Cells cut by vertices need no point at all while they are cut: a unit's piece on a part is read off the
+part's sides, and the points come from the vertices when the cells are final.
+
+The adjacency: the regions form a polyhedral complex, so each facet after the domain's rows is shared by exactly
+two regions. Across the last layer's cuts of one cell, the two are read off their sides (:func:`_siblings`);
+across every other facet, the region below its hyperplane guesses the one beyond a point of the facet by a float
+forward pass and proves the guess in integers (:func:`_adjacency`).
 """
 
 from __future__ import annotations
