@@ -800,7 +800,7 @@ def _beyond(floats: "_FloatPatterns", cell: _Cell, i: int) -> tuple[int, ...] | 
 
 
 def _adjacency(cells: list[_Cell], regions: list[Region], net: "Network", backend: Backend,
-               settled: tuple[_Proved, list[_FacetKey]] | None = None) -> set[tuple[tuple[int, ...], tuple[int, ...]]]:
+               settled: tuple[_Proved, list[_FacetKey]] | None = None) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
     """Pairs of patterns of regions whose closures share a facet (the domain's own rows are never shared).
 
     For each facet of each cell a point q in its relative interior is known exactly. The cell across is guessed
@@ -836,7 +836,7 @@ def _adjacency(cells: list[_Cell], regions: list[Region], net: "Network", backen
             if other_side != side and other is not cell and _share_facet(region, region_of[other.pattern], i,
                                                                           backend):
                 across.add((_ordered(cell.pattern, other.pattern), plane))
-    return {pair for pair, _ in across}
+    return [pair for pair, _ in across]  # each once: two convex cells share at most one facet
 
 
 def _guesses(float_guess: tuple[int, ...] | None, floats: "_FloatPatterns", net: "Network", cell: _Cell, i: int,

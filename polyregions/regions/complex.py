@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cached_property
-from typing import TYPE_CHECKING, Any, Callable, Literal
+from functools import cached_property, partial
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal
 
 import numpy as np
 
@@ -349,6 +349,26 @@ class _Rows:
         return tuple(self.matrix[index].tolist())
 
 
+class _Built:
+    """A field given either as its value or as a function that builds it, called on the first read: the engines
+    give the adjacency as arrays, and most runs (counts, linear regions) never read it as a tuple of Python
+    objects, which for a million pairs takes seconds."""
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.name = "_" + name
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            raise AttributeError(self.name)  # the field has no default
+        value = instance.__dict__[self.name]
+        if callable(value):
+            value = instance.__dict__[self.name] = value()
+        return value
+
+    def __set__(self, instance, value) -> None:
+        instance.__dict__[self.name] = value
+
+
 @dataclass(frozen=True)
 class RegionComplex:
     """The activation regions of a network in a domain, their adjacency and their linear regions.
@@ -392,7 +412,7 @@ class RegionComplex:
     network: "Network"
     domain: "Domain"
     regions: tuple[Region, ...]
-    adjacency: tuple[tuple[int, int, frozenset[int]], ...]
+    adjacency: tuple[tuple[int, int, frozenset[int]], ...] = _Built()  # type: ignore[assignment]
     exact: bool = True
     engine: "Engine | Literal['']" = ""  # "" when no engine is named
 
@@ -539,7 +559,7 @@ class RegionComplex:
             "neurons": self.network.num_neurons,
             "activation_regions": len(self.regions),
             "linear_regions": self._num_linear_regions(),
-            "adjacencies": len(self.adjacency),
+            "adjacencies": len(self._edge_arrays[0]),
             "exact": self.exact,
             "engine": self.engine,
         }
@@ -570,7 +590,7 @@ class RegionComplex:
             ("domain", f"{self.domain.kind}, dimension {self.domain.dim}"),
             ("activation regions", len(self.regions)),
             ("linear regions", self._num_linear_regions()),
-            ("adjacent pairs", len(self.adjacency)),
+            ("adjacent pairs", len(self._edge_arrays[0])),
             ("neurons", self.network.num_neurons),
             ("exact", yes_no(self.exact)),
             ("engine", self.engine or "unnamed"),
@@ -587,9 +607,10 @@ class RegionComplex:
         return png_picture(lambda ax: plot_regions(self, ax=ax))
 
 
-def sorted_complex(network, domain, regions: list[Region], adjacency_by_pattern: set[tuple[tuple, tuple]],
+def sorted_complex(network, domain, regions: list[Region], adjacency_by_pattern: Iterable[tuple[tuple, tuple]],
                    *, exact: bool, engine: "Engine") -> RegionComplex:
-    """Build a complex with regions sorted by pattern from adjacency given as pairs of patterns."""
+    """Build a complex with regions sorted by pattern from adjacency given as pairs of patterns (a pair given
+    twice counts once)."""
     position = {r.pattern: i for i, r in enumerate(regions)}
     width = len(regions[0].pattern) if regions else 0
     patterns = np.array([r.pattern for r in regions], dtype=np.int64).reshape(len(regions), width)
@@ -613,7 +634,7 @@ def complex_from_arrays(network, domain, regions: list[Region], patterns: np.nda
     rank = np.empty(count, dtype=np.int64)
     rank[order] = np.arange(count)
     ordered = patterns[order]
-    adjacency: tuple = ()
+    adjacency: Any = ()
     edges = np.zeros((0, 2), dtype=np.int64)
     switches = neurons = np.zeros(0, dtype=np.int64)
     if len(pairs):
@@ -625,7 +646,7 @@ def complex_from_arrays(network, domain, regions: list[Region], patterns: np.nda
         switches = np.diff(starts)
         neurons = np.zeros(len(edges), dtype=np.int64)
         neurons[switches > 0] = columns[starts[:-1][switches > 0]]
-        adjacency = _adjacency(edges, starts, columns, switches, neurons, count, width)
+        adjacency = partial(_adjacency, edges, starts, columns, switches, neurons, count, width)
     complex_ = RegionComplex(network, domain, tuple(map(regions.__getitem__, order.tolist())), adjacency,
                              exact=exact, engine=engine)
     # The arrays the counts are computed from, as the cached properties would build them from the tuples.
