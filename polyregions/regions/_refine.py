@@ -718,8 +718,9 @@ def _proves_facet(row: Row) -> bool:
 
 #: Facet neighbours proved, each pair of patterns with the hyperplane of the facet they share.
 _Proved = set[tuple[tuple[tuple[int, ...], tuple[int, ...]], Row]]
-#: A facet named independently of the domain's (or the certified box's) rows: (pattern, row - domain rows).
-_FacetKey = tuple[tuple[int, ...], int]
+#: A facet named independently of the domain's (or the certified box's) rows, (pattern, row - domain rows), with
+#: the float guess of the pattern across it (None when there is none).
+_FacetKey = tuple[tuple[int, ...], int, Optional[tuple[int, ...]]]
 
 
 class _Facets:
@@ -790,7 +791,7 @@ def _share_neighbours(cells: list[_Cell], net: "Network") -> tuple[_Proved, list
     open_facets = []
     for (cell, i), guess in zip(wanted, _float_guesses(wanted, floats)):
         if not (facets.prove(cell, i, guess, across) or facets.prove(cell, i, _beyond(floats, cell, i), across)):
-            open_facets.append((cell.pattern, i - cell.domain_rows))
+            open_facets.append((cell.pattern, i - cell.domain_rows, guess))
     return across, open_facets
 
 
@@ -816,12 +817,14 @@ def _adjacency(cells: list[_Cell], regions: list[Region], net: "Network", backen
     if settled is None:
         across = _sibling_pairs(cells)
         wanted = facets.of(cells)
+        first_guesses = _float_guesses(wanted, floats)
     else:
         across = set(settled[0])
-        wanted = [(cell, cell.domain_rows + offset) for cell, offset in
-                  ((facets.by_pattern[pattern], offset) for pattern, offset in settled[1])]
+        wanted = [(facets.by_pattern[pattern], offset) for pattern, offset, _ in settled[1]]
+        wanted = [(cell, cell.domain_rows + offset) for cell, offset in wanted]
+        first_guesses = [guess for _, _, guess in settled[1]]  # the workers' own float guesses
     by_plane: dict[Row, list[tuple[_Cell, int]]] | None = None
-    for (cell, i), float_guess in zip(wanted, _float_guesses(wanted, floats)):
+    for (cell, i), float_guess in zip(wanted, first_guesses):
         region = region_of[cell.pattern]
         if any(facets.prove(cell, i, guess, across) for guess in _guesses(float_guess, floats, net, cell, i, region)):
             continue

@@ -129,7 +129,7 @@ def share_records(cells: Sequence[_Cell], layers: Sequence, backend: Backend, bo
     pairs = sorted({tuple(sorted((index[p], index[q]))) for (p, q), _ in across})
     patterns = [cell.pattern for cell in finished]
     facets = []
-    for pattern, offset in open_facets:
+    for pattern, offset, _ in open_facets:
         i = index[pattern]
         row = finished[i].domain_rows + offset
         point = finished[i].facet_points[row]
