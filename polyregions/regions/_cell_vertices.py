@@ -116,10 +116,17 @@ class Later:
     last: bool
 
 
-#: Crossings of one hyperplane already computed, for :func:`cut`: by the identities of an edge's two point objects
-#: (below, above), the points themselves (kept alive, so that their identities are not reused), the new vertex,
-#: its float row and its signs at the later hyperplanes.
-Crossings = dict[tuple[int, int], tuple[Point, Point, Point, np.ndarray, np.ndarray | None]]
+class Crossings:
+    """What the cuts of several cells by one hyperplane (with the same ``later``) compute once, by the identities
+    of point objects (each entry keeps its points alive, so that their identities are not reused): ``edges``, by
+    an edge's two ends (below, above), the ends, the new vertex, its float row and its signs at the later
+    hyperplanes; ``values``, by a vertex, the vertex and the exact value of the hyperplane's row there."""
+
+    __slots__ = ("edges", "values")
+
+    def __init__(self) -> None:
+        self.edges: dict[tuple[int, int], tuple[Point, Point, Point, np.ndarray, np.ndarray | None]] = {}
+        self.values: dict[int, tuple[Point, int]] = {}
 
 
 def cut(cell: CellVertices, row: Row, signs: np.ndarray, k: int, later: Later | None = None,
@@ -140,12 +147,17 @@ def cut(cell: CellVertices, row: Row, signs: np.ndarray, k: int, later: Later | 
     ends = np.where((signs[ends[:, 0]] < 0)[:, None], ends, ends[:, ::-1])  # (below, above) per crossing edge
     points = cell.points
     pairs = ends.tolist()
+    shared = crossings if crossings is not None else Crossings()
     keys = [(id(points[u]), id(points[v])) for u, v in pairs]
-    known: list[tuple[Point, Point, Point, np.ndarray, np.ndarray | None] | None] = (
-        [crossings.get(key) for key in keys] if crossings is not None else [None] * len(keys))
+    known = [shared.edges.get(key) for key in keys]
     fresh = [t for t, hit in enumerate(known) if hit is None]
     if fresh:
-        values = {v: value(row, points[v]) for t in fresh for v in pairs[t]}
+        values = {}
+        for v in {v for t in fresh for v in pairs[t]}:
+            found = shared.values.get(id(points[v]))
+            if found is None:
+                found = shared.values[id(points[v])] = (points[v], value(row, points[v]))
+            values[v] = found[1]
         made = []
         for t in fresh:
             u, v = pairs[t]
@@ -161,9 +173,7 @@ def cut(cell: CellVertices, row: Row, signs: np.ndarray, k: int, later: Later | 
             u, v = pairs[t]
             crossing = (points[u], points[v], made[position], made_floats[position],
                         None if made_signs is None else made_signs[position])
-            known[t] = crossing
-            if crossings is not None:
-                crossings[keys[t]] = crossing
+            known[t] = shared.edges[keys[t]] = crossing
     new_points = [hit[2] for hit in known if hit is not None]
     new_tight = cell.tight[ends[:, 0]] & cell.tight[ends[:, 1]]
     # A cut through vertices alone (no edge crossed strictly) adds no vertex.

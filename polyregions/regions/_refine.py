@@ -449,7 +449,7 @@ def _refine_by_vertices(cell: _Cell, layer: _ExactLayer, table: list[list[fmpq]]
     parts: list[tuple[_Cell, int, list[int], np.ndarray]] = [(cell, len(cell.rows), [], signs[:, crossing])]
     for step, row in enumerate(cuts):
         cut_parts = []
-        crossings: cv.Crossings = {}  # the parts share vertices, and edges in dimension 3 up
+        crossings = cv.Crossings()  # the parts share vertices, and edges in dimension 3 up
         for part, inherited, sides, at in parts:
             if (at[:, 0] < 0).any() and (at[:, 0] > 0).any():
                 later = cv.Later(cuts[step + 1:], floats[crossing[step + 1:]], at[:, 1:], last)
