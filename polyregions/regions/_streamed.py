@@ -327,13 +327,10 @@ def linear_region_count(net: "Network", patterns: np.ndarray, pairs: np.ndarray)
     """The number of linear regions of the regions ``patterns`` with the adjacent ``pairs`` (unique, two
     columns), as :meth:`RegionComplex.summary` counts them."""
     from polyregions.regions._linear_regions import linear_region_roots
-    from polyregions.regions.complex import _switching
+    from polyregions.regions.complex import switch_arrays
 
     if not len(pairs):
         return len(patterns)
-    starts, columns = _switching(patterns, pairs)
-    switches = np.diff(starts)
-    neurons = np.zeros(len(pairs), dtype=np.int64)
-    neurons[switches > 0] = columns[starts[:-1][switches > 0]]
+    _, _, switches, neurons = switch_arrays(patterns, pairs)
     roots = linear_region_roots(net, patterns, pairs, switches, neurons)
     return int(np.count_nonzero(roots == np.arange(roots.size)))

@@ -642,10 +642,7 @@ def complex_from_arrays(network, domain, regions: list[Region], patterns: np.nda
         keys = np.sort(ranked[:, 0] * count + ranked[:, 1])  # sorted like the pairs (i, j)
         keys = keys[np.r_[True, keys[1:] != keys[:-1]]]  # np.unique's masked-array import costs the 2-D job 7 ms
         edges = np.stack([keys // count, keys % count], axis=1)
-        starts, columns = _switching(ordered, edges)
-        switches = np.diff(starts)
-        neurons = np.zeros(len(edges), dtype=np.int64)
-        neurons[switches > 0] = columns[starts[:-1][switches > 0]]
+        starts, columns, switches, neurons = switch_arrays(ordered, edges)
         adjacency = partial(_adjacency, edges, starts, columns, switches, neurons, count, width)
     complex_ = RegionComplex(network, domain, tuple(map(regions.__getitem__, order.tolist())), adjacency,
                              exact=exact, engine=engine)
@@ -653,6 +650,18 @@ def complex_from_arrays(network, domain, regions: list[Region], patterns: np.nda
     complex_.__dict__["_pattern_matrix"] = ordered
     complex_.__dict__["_edge_arrays"] = (edges, switches, neurons)
     return complex_
+
+
+def switch_arrays(patterns: np.ndarray, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(starts, columns, switches, neurons)`` of the ``edges`` (pairs of rows of ``patterns``): the neurons
+    that switch across edge ``e`` are ``columns[starts[e]:starts[e + 1]]``, ``switches[e]`` of them, and
+    ``neurons[e]`` is the first (0 when none), as :func:`~polyregions.regions._linear_regions.linear_region_roots`
+    reads them."""
+    starts, columns = _switching(patterns, edges)
+    switches = np.diff(starts)
+    neurons = np.zeros(len(edges), dtype=np.int64)
+    neurons[switches > 0] = columns[starts[:-1][switches > 0]]
+    return starts, columns, switches, neurons
 
 
 def _switching(patterns: np.ndarray, edges: np.ndarray, chunk: int = 16384) -> tuple[np.ndarray, np.ndarray]:
@@ -720,4 +729,4 @@ def _adjacency(edges: np.ndarray, starts: np.ndarray, columns: np.ndarray, switc
                      sets))
 
 
-__all__ += ["sorted_complex", "complex_from_arrays"]
+__all__ += ["sorted_complex", "complex_from_arrays", "switch_arrays"]
