@@ -66,6 +66,32 @@ def test_switching_neurons_are_the_columns_where_the_patterns_differ(width, piec
         assert columns[starts[e]:starts[e + 1]].tolist() == expected
 
 
+@given(st.integers(1, 150), st.data())
+def test_zero_one_patterns_switch_and_sort_as_their_tuples_across_word_boundaries(width, data):
+    from polyregions.regions.complex import complex_from_arrays
+
+    bits = st.lists(st.integers(0, 1), min_size=width, max_size=width)
+    rows = data.draw(st.lists(bits, min_size=2, max_size=8, unique_by=tuple))
+    # neighbours of the first row that differ in one neuron (the fast path), and any pairs
+    for column in data.draw(st.lists(st.integers(0, width - 1), max_size=4, unique=True)):
+        flipped = list(rows[0])
+        flipped[column] ^= 1
+        if flipped not in rows:
+            rows.append(flipped)
+    patterns = np.array(rows, dtype=np.int8)
+    edges = np.array([(0, j) for j in range(1, len(rows))] + data.draw(st.lists(
+        st.tuples(st.integers(0, len(rows) - 1), st.integers(0, len(rows) - 1)), max_size=6)), dtype=np.int64)
+    starts, columns = _switching(patterns, edges, chunk=data.draw(st.integers(1, 5)))
+    for e, (i, j) in enumerate(edges.tolist()):
+        assert columns[starts[e]:starts[e + 1]].tolist() == [c for c in range(width) if rows[i][c] != rows[j][c]]
+    net = he_normal([1, width], seed=0)
+    regions = Region._deferred_rows(patterns, net, lambda i: ((), (), ()))
+    complex_ = complex_from_arrays(net, dom.box([0], [1]), regions, patterns, np.zeros((0, 2), np.int64),
+                                   exact=True, engine="mesh")
+    assert [tuple(row) for row in complex_._pattern_matrix.tolist()] == sorted(map(tuple, rows))
+    assert [region.pattern for region in complex_.regions] == sorted(map(tuple, rows))
+
+
 def test_the_summary_needs_no_region_geometry(monkeypatch):
     from polyregions.regions._mesh.mesh_2d import Mesh2D
 
@@ -76,6 +102,28 @@ def test_the_summary_needs_no_region_geometry(monkeypatch):
     net = he_normal([2, 6, 6, 2], seed=1)
     summary = refine_mesh(net, dom.box([-1, -1], [1, 1])).summary()
     assert summary["activation_regions"] >= summary["linear_regions"] >= 1 and summary["exact"]
+
+
+def test_the_summary_makes_no_region_objects(monkeypatch):
+    from polyregions.regions.complex import Region
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the summary made the regions")
+
+    complex_ = refine_mesh(he_normal([2, 6, 6, 2], seed=1), dom.box([-1, -1], [1, 1]))
+    monkeypatch.setattr(Region, "_of_rows", refuse)
+    summary = complex_.summary()
+    assert summary["activation_regions"] == len(complex_._pattern_matrix) == len(complex_)
+    monkeypatch.undo()
+    assert len(complex_.regions) == summary["activation_regions"]
+
+
+@pytest.mark.parametrize("dim", [1, 2])
+def test_a_complex_survives_a_pickle_round_trip_before_its_regions_are_read(dim):
+    complex_ = refine_mesh(he_normal([dim, 5, 5], seed=3), dom.box([-1] * dim, [1] * dim))
+    restored = pickle.loads(pickle.dumps(complex_))
+    assert restored == complex_ and restored.summary() == complex_.summary()
+    assert restored.linear_regions == complex_.linear_regions
 
 
 @pytest.mark.parametrize("dim", [1, 2])

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property, partial
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Literal, Sequence
 
 import numpy as np
 
@@ -118,15 +118,21 @@ class Region:
 
     @classmethod
     def _deferred_rows(cls, patterns: np.ndarray, network: "Network",
-                       geometry: Callable[[int], tuple[Matrix, Vector, Vector]]) -> list["Region"]:
+                       geometry: Callable[[int], tuple[Matrix, Vector, Vector]]) -> "DeferredRegions":
         """Deferred regions, one per row of the matrix ``patterns``: region ``i``'s pattern is row ``i``, read on
         demand (a tuple per region would be most of a large complex's memory), and its ``(A, b,
         interior_point)`` is ``geometry(i)``."""
-        rows = _Rows(patterns, geometry)
+        return DeferredRegions(_Rows(patterns, geometry), network)
+
+    @classmethod
+    def _of_rows(cls, rows: "_Rows", network: "Network", indices: Iterable[int]) -> list["Region"]:
+        """The regions of rows ``indices`` of ``rows``."""
         new = object.__new__
-        regions = [new(cls) for _ in range(len(patterns))]
-        for i, region in enumerate(regions):
+        regions = []
+        for i in indices:
+            region = new(cls)
             region.__dict__.update(_pattern=i, network=network, _geometry=rows)  # what _set does, faster
+            regions.append(region)
         return regions
 
     def _set(self, pattern, network, geometry) -> None:
@@ -349,6 +355,36 @@ class _Rows:
         return tuple(self.matrix[index].tolist())
 
 
+class DeferredRegions(Sequence[Region]):
+    """The regions of an engine's output before anything reads them: a sequence whose :class:`Region` objects
+    are made on first access (a complex's counts read the pattern matrix alone, and making a Python object per
+    region is a measurable part of a short run)."""
+
+    def __init__(self, rows: _Rows, network: "Network"):
+        self.rows, self.network = rows, network
+        self._made: list[Region] | None = None
+
+    def __len__(self) -> int:
+        return len(self.rows.matrix)
+
+    def _all(self) -> list[Region]:
+        if self._made is None:
+            self._made = Region._of_rows(self.rows, self.network, range(len(self)))
+        return self._made
+
+    def __getitem__(self, index):
+        return self._all()[index]
+
+    def __iter__(self) -> Iterator[Region]:
+        return iter(self._all())
+
+    def ordered(self, order: list[int]) -> tuple[Region, ...]:
+        """The regions in the order of the row indices ``order`` (made directly in that order)."""
+        if self._made is not None:
+            return tuple(map(self._made.__getitem__, order))
+        return tuple(Region._of_rows(self.rows, self.network, order))
+
+
 class _Built:
     """A field given either as its value or as a function that builds it, called on the first read: the engines
     give the adjacency as arrays, and most runs (counts, linear regions) never read it as a tuple of Python
@@ -411,7 +447,7 @@ class RegionComplex:
 
     network: "Network"
     domain: "Domain"
-    regions: tuple[Region, ...]
+    regions: tuple[Region, ...] = _Built()  # type: ignore[assignment]
     adjacency: tuple[tuple[int, int, frozenset[int]], ...] = _Built()  # type: ignore[assignment]
     exact: bool = True
     engine: "Engine | Literal['']" = ""  # "" when no engine is named
@@ -427,7 +463,11 @@ class RegionComplex:
         >>> len(enumerate_regions(sawtooth(3), box([0], [1])))
         8
         """
-        return len(self.regions)
+        return len(self._pattern_matrix) if "_pattern_matrix" in self.__dict__ else len(self.regions)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The fields built on first read hold the engine's state until then: pickle them built.
+        return {**self.__dict__, "_regions": self.regions, "_adjacency": self.adjacency}
 
     @cached_property
     def graph(self) -> "nx.Graph":
@@ -485,8 +525,13 @@ class RegionComplex:
 
         pairs, switches, neurons = self._edge_arrays
         if not len(pairs):
-            return np.arange(len(self.regions), dtype=np.int64)
-        return linear_region_roots(self.regions[0].network, self._pattern_matrix, pairs, switches, neurons)
+            return np.arange(len(self), dtype=np.int64)
+        return linear_region_roots(self._regions_network, self._pattern_matrix, pairs, switches, neurons)
+
+    @cached_property
+    def _regions_network(self) -> "Network":
+        """The network in domain coordinates, as the regions hold it (set by the engines)."""
+        return self.regions[0].network
 
     def _num_linear_regions(self) -> int:
         roots = self._linear_roots
@@ -557,7 +602,7 @@ class RegionComplex:
             "input_dim": self.network.input_dim,
             "domain_dim": self.domain.dim,
             "neurons": self.network.num_neurons,
-            "activation_regions": len(self.regions),
+            "activation_regions": len(self),
             "linear_regions": self._num_linear_regions(),
             "adjacencies": len(self._edge_arrays[0]),
             "exact": self.exact,
@@ -588,7 +633,7 @@ class RegionComplex:
 
         return html_table("RegionComplex", [
             ("domain", f"{self.domain.kind}, dimension {self.domain.dim}"),
-            ("activation regions", len(self.regions)),
+            ("activation regions", len(self)),
             ("linear regions", self._num_linear_regions()),
             ("adjacent pairs", len(self._edge_arrays[0])),
             ("neurons", self.network.num_neurons),
@@ -618,12 +663,15 @@ def sorted_complex(network, domain, regions: list[Region], adjacency_by_pattern:
     return complex_from_arrays(network, domain, regions, patterns, pairs, exact=exact, engine=engine)
 
 
-def complex_from_arrays(network, domain, regions: list[Region], patterns: np.ndarray, pairs: np.ndarray,
-                        *, exact: bool, engine: "Engine") -> RegionComplex:
+def complex_from_arrays(network, domain, regions: "Sequence[Region]", patterns: np.ndarray,
+                        pairs: np.ndarray, *, exact: bool, engine: "Engine") -> RegionComplex:
     """Build a complex with regions sorted by pattern from a pattern matrix (one row per region) and index pairs
-    of adjacent regions, vectorised for complexes of many thousands of regions."""
+    of adjacent regions, vectorised for complexes of many thousands of regions; deferred regions are made when
+    the complex's ``regions`` are first read."""
     count, width = patterns.shape
-    if width and 0 <= patterns.min() and patterns.max() < 255:
+    if width and 0 <= patterns.min() and patterns.max() <= 1:
+        order = np.lexsort(_bit_words(patterns).T[::-1])  # the rows' bits, first neuron highest, sort like them
+    elif width and 0 <= patterns.min() and patterns.max() < 255:
         # Rows as byte strings sort like the tuples; +1 keeps numpy from dropping trailing zero bytes. The
         # patterns are distinct, so any sort gives the one order.
         keys = np.ascontiguousarray((patterns + 1).astype(np.uint8)).view(f"S{width}").ravel()
@@ -644,11 +692,14 @@ def complex_from_arrays(network, domain, regions: list[Region], patterns: np.nda
         edges = np.stack([keys // count, keys % count], axis=1)
         starts, columns, switches, neurons = switch_arrays(ordered, edges)
         adjacency = partial(_adjacency, edges, starts, columns, switches, neurons, count, width)
-    complex_ = RegionComplex(network, domain, tuple(map(regions.__getitem__, order.tolist())), adjacency,
-                             exact=exact, engine=engine)
+    sorted_regions: Any = (partial(regions.ordered, order.tolist()) if isinstance(regions, DeferredRegions)
+                           else tuple(map(regions.__getitem__, order.tolist())))
+    complex_ = RegionComplex(network, domain, sorted_regions, adjacency, exact=exact, engine=engine)
     # The arrays the counts are computed from, as the cached properties would build them from the tuples.
     complex_.__dict__["_pattern_matrix"] = ordered
     complex_.__dict__["_edge_arrays"] = (edges, switches, neurons)
+    if isinstance(regions, DeferredRegions):
+        complex_.__dict__["_regions_network"] = regions.network
     return complex_
 
 
@@ -664,18 +715,47 @@ def switch_arrays(patterns: np.ndarray, edges: np.ndarray) -> tuple[np.ndarray, 
     return starts, columns, switches, neurons
 
 
+def _bit_words(patterns: np.ndarray) -> np.ndarray:
+    """Patterns of zeros and ones as 64-bit words, 64 neurons each, neuron ``64 w + i`` at bit ``63 - i`` of
+    word ``w``."""
+    packed = np.packbits(patterns.astype(bool), axis=1)
+    padded = np.zeros((len(patterns), -(-packed.shape[1] // 8) * 8), dtype=np.uint8)
+    padded[:, :packed.shape[1]] = packed
+    return padded.view(">u8").astype(np.uint64)
+
+
 def _switching(patterns: np.ndarray, edges: np.ndarray, chunk: int = 16384) -> tuple[np.ndarray, np.ndarray]:
     """The neurons that switch across every edge: ``columns[starts[e]:starts[e + 1]]`` for edge ``e``.
 
-    Patterns of small pieces are compared eight neurons at a time, as 64-bit words: an edge whose words differ
-    in one byte of one word has one switching neuron, found from the lowest set bit of the words' XOR; the others
-    are compared neuron by neuron. Edges go in chunks, so that no edges x neurons matrix is ever whole.
+    Patterns of small pieces are compared many neurons at a time, as 64-bit words (64 neurons a word when every
+    piece is 0 or 1, eight otherwise): an edge whose words differ in one bit (one byte) of one word has one
+    switching neuron, found from the lowest set bit of the words' XOR; the others are compared neuron by neuron.
+    Edges go in chunks, so that no edges x neurons matrix is ever whole.
     """
     count, width = patterns.shape
     number = np.ones(len(edges), dtype=np.int64)
     first = np.zeros(len(edges), dtype=np.int64)
     slow = np.arange(len(edges))
-    if width and patterns.dtype.itemsize == 1:
+    binary = bool(width and len(patterns) and 0 <= patterns.min() and patterns.max() <= 1)
+    if binary:
+        words = _bit_words(patterns)
+        slow_parts = []
+        for start in range(0, len(edges), chunk):
+            part = edges[start:start + chunk]
+            x = words[part[:, 0]] ^ words[part[:, 1]]
+            differ = x != 0
+            one = np.flatnonzero(differ.sum(axis=1) == 1)
+            word = differ[one].argmax(axis=1)
+            value = x[one, word]
+            single = (value & (value - np.uint64(1))) == 0  # one set bit: a power of two, exact as a double
+            bit = np.log2(value[single].astype(np.float64)).astype(np.int64)
+            first[start + one[single]] = 64 * word[single] + 63 - bit
+            mask = np.ones(len(part), dtype=bool)
+            mask[one[single]] = False
+            slow_parts.append(start + np.flatnonzero(mask))
+        slow = np.concatenate(slow_parts) if slow_parts else slow
+        del words
+    elif width and patterns.dtype.itemsize == 1:
         bytes_ = np.zeros((count, -(-width // 8) * 8), dtype=np.uint8)
         bytes_[:, :width] = patterns.view(np.uint8)
         words = bytes_.view(np.uint64)

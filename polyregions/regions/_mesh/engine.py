@@ -61,7 +61,7 @@ def refine_mesh(network: "Network", domain: "Domain", *, progress: bool = False)
 
 
 def mesh_regions(net: "Network", A: Sequence[Sequence[Fraction]], b: Sequence[Fraction], *,
-                 progress: bool = False) -> tuple[list[Region], set[tuple[tuple[int, ...], tuple[int, ...]]]]:
+                 progress: bool = False) -> tuple[Sequence[Region], set[tuple[tuple[int, ...], tuple[int, ...]]]]:
     """The regions of ``net`` (on ``R^1`` or ``R^2``) in the bounded polytope ``A t <= b`` and the pairs of
     patterns of regions sharing a facet: the engine behind :func:`refine_mesh`, on plain inequalities.
 
@@ -83,7 +83,7 @@ def mesh_regions(net: "Network", A: Sequence[Sequence[Fraction]], b: Sequence[Fr
         return regions, {(regions[i].pattern, regions[j].pattern) for i, j in pairs.tolist()}
 
 
-def _run(net: "Network", A, b, *, progress: bool) -> tuple[list[Region], np.ndarray, np.ndarray]:
+def _run(net: "Network", A, b, *, progress: bool) -> tuple[Sequence[Region], np.ndarray, np.ndarray]:
     """Regions, their pattern matrix and index pairs of adjacent regions."""
     A = tuple(tuple(Fraction(v) for v in row) for row in A)
     b = tuple(Fraction(v) for v in b)

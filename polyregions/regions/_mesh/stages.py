@@ -374,8 +374,8 @@ def _difference(new: dict[int, Fraction], old: dict[int, Fraction], offset: Frac
     return Difference(offset, tuple(terms))
 
 
-def merged(regions: list, patterns: np.ndarray, pairs: np.ndarray, network: Any
-           ) -> tuple[list, np.ndarray, np.ndarray]:
+def merged(regions: Sequence, patterns: np.ndarray, pairs: np.ndarray, network: Any
+           ) -> tuple[Sequence, np.ndarray, np.ndarray]:
     """Cells with one pattern merged into one region (their union is that pattern's convex region): its
     vertices those of the cells' hull, its rows the hull's edges, its interior point a cell's. The geometry is
     built on the first request for any region's, as the mesh builds its own."""
@@ -406,7 +406,7 @@ def _unique_rows(patterns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return patterns[first], inverse.reshape(-1)
 
 
-def _merged_geometry(regions: list, members: list[list[int]]) -> list[tuple[Any, Any, Any]]:
+def _merged_geometry(regions: Sequence, members: list[list[int]]) -> list[tuple[Any, Any, Any]]:
     """``(A, b, interior_point)`` of every union of cells: a lone cell's own, else the hull of the cells."""
     out = []
     for cells in members:
