@@ -15,7 +15,7 @@ from polyregions.networks import _float_filter as float_filter
 from polyregions.networks import activations as act
 from polyregions.networks.constructions import sawtooth
 from polyregions.networks.initializers import he_normal
-from polyregions.networks.network import Network
+from polyregions.networks.network import Layer, Network
 from polyregions.regions import domains as dom
 from polyregions.regions._mesh import mesh as mesh_loop
 from polyregions.regions._mesh import refine_mesh
@@ -324,7 +324,7 @@ def test_forward_bounds_and_interpolation_bounds_contain_the_exact_values():
     rng = random.Random(5)
     weight = [[Fraction(rng.randint(-10 ** 6, 10 ** 6), rng.randint(1, 999)) for _ in range(7)] for _ in range(5)]
     bias = [Fraction(rng.randint(-100, 100), 7) for _ in range(5)]
-    layer = float_filter.float_layer(weight, bias, act.hardtanh())
+    layer = float_filter.float_layer(Layer(weight, bias, act.hardtanh()))
     points = [[Fraction(rng.randint(-10 ** 9, 10 ** 9), 3 ** 20) for _ in range(7)] for _ in range(2)]
     z, e = float_filter.forward_layer(layer, *float_filter.doubles(points))
     exact = [[sum(w * x for w, x in zip(row, p)) + bi for row, bi in zip(weight, bias)] for p in points]

@@ -19,6 +19,7 @@ from polyregions.networks._float_filter import float_layer
 from polyregions.networks.activations import relu
 from polyregions.networks.graph import GraphNetwork, Node
 from polyregions.networks.operations import Activation, Conv, Dense, Flatten, Maxout, MaxPool
+from polyregions.networks.network import Layer
 from polyregions.regions._mesh import mesh as mesh_module
 from polyregions.regions._mesh.sparse_layers import SparseWeights, sparse_forward, sparse_weights
 from polyregions.regions._mesh.stages import _round_rules, _unique_rows, bracket, dense_twin, domain_box
@@ -217,7 +218,7 @@ def test_sparse_products_keep_the_proven_bound(seed, width, fan_in):
     weight = [[Fraction(int(rng.integers(-9, 10)), int(rng.integers(1, 8))) if rng.random() < 0.3 else Fraction(0)
                for _ in range(fan_in)] for _ in range(width)]
     bias = [Fraction(int(rng.integers(-9, 10)), 3) for _ in range(width)]
-    layer = float_layer(weight, bias, relu())
+    layer = float_layer(Layer(weight, bias, relu()))
     weights = sparse_weights(layer) or SparseWeights(csr_array(layer.weight), csr_array(layer.abs_weight))
     h = rng.normal(0, 10, (5, fan_in))
     e_h = np.abs(rng.normal(0, 1e-9, (5, fan_in)))

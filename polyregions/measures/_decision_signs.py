@@ -157,7 +157,7 @@ def _vertex_signs(values: Network, vertices, mixed: np.ndarray) -> np.ndarray:
                                                              dtype=np.int8))
     x, e = doubles([list(v) for v in vertices])
     for layer in values.layers:
-        fl = float_layer(layer.weight, layer.bias, layer.activation)
+        fl = float_layer(layer)
         z, ez = forward_layer(fl, x, e)
         x, e = activate(fl, z, ez)
     signs = certified_signs(x, e, 0.0, 0.0)

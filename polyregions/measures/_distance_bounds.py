@@ -62,7 +62,7 @@ class _FloatNetwork:
 
     def __init__(self, net: "Network"):
         self.net = net
-        self.layers = [float_layer(layer.weight, layer.bias, layer.activation) for layer in net.layers]
+        self.layers = [float_layer(layer) for layer in net.layers]
         identity = FloatActivation.of(linear())
         self.linear: list[FloatLayer] = []
         self.transposed: list[FloatLayer] = []

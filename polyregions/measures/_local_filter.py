@@ -96,8 +96,7 @@ class FloatNetwork:
 
     def __init__(self, net: "Network"):
         self.net = net
-        self.layers: list[FloatLayer] = [float_layer(layer.weight, layer.bias, layer.activation)
-                                         for layer in net.layers]
+        self.layers: list[FloatLayer] = [float_layer(layer) for layer in net.layers]
         first = self.layers[0]
         self.first_rows = first.abs_weight.sum(axis=1) * safety(first.fan_in)
         self.first_reach: dict[str, tuple[np.ndarray, np.ndarray]] = {}

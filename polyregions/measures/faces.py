@@ -521,7 +521,7 @@ def _forced_outputs(net, points, patterns):
     pattern = np.asarray(patterns, dtype=np.int64).reshape(len(x), -1)
     position = 0
     for layer in net.layers:
-        fl = float_layer(layer.weight, layer.bias, layer.activation)
+        fl = float_layer(layer)
         z, ez = forward_layer(fl, x, e)
         if layer.activation.is_linear:
             x, e = z, ez

@@ -74,6 +74,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from polyregions.networks.activations import Activation
+    from polyregions.networks.network import Layer
 
 __all__ = ["U", "gamma", "safety", "UNCERTAIN", "FloatActivation", "FloatLayer", "float_layer",
            "certified_signs", "doubles", "forward_layer", "interpolate"]
@@ -170,9 +171,10 @@ class FloatLayer:
     activation: FloatActivation
 
 
-def float_layer(weight, bias, activation: "Activation") -> FloatLayer:
-    """The :class:`FloatLayer` of exact ``weight`` rows, ``bias`` and ``activation``."""
-    W = np.array([[_float(v) for v in row] for row in weight], dtype=np.float64)
+def float_layer(layer: "Layer") -> FloatLayer:
+    """The :class:`FloatLayer` of an exact layer."""
+    weight, bias, activation = layer.weight, layer.bias, layer.activation
+    W = layer.weight_doubles
     b = np.array([_float(v) for v in bias], dtype=np.float64)
     # Subnormal products: at most 2^-1074 each, and none at all in a row of zeros (whose value is exact).
     tiny = _TINY * ((W != 0).sum(axis=1) + (b != 0))

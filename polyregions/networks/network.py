@@ -20,6 +20,7 @@ Examples
 from __future__ import annotations
 
 import bisect
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
@@ -124,6 +125,24 @@ class Layer:
         return len(self.weight[0])
 
     @cached_property
+    def weight_doubles(self) -> np.ndarray:
+        """The double nearest to every weight (read-only; ``inf`` or ``-inf`` beyond the double range), shared
+        by the float filters that read this layer.
+
+        Examples
+        --------
+        >>> import polyregions as pr
+        >>> pr.Layer([[1, "1/3"]], [0], "relu").weight_doubles.tolist()
+        [[1.0, 0.3333333333333333]]
+        """
+        try:  # int / int rounds correctly, and is quicker than float(Fraction)
+            doubles = np.array([[v.numerator / v.denominator for v in row] for row in self.weight], dtype=np.float64)
+        except OverflowError:
+            doubles = np.array([[_nearest_double(v) for v in row] for row in self.weight], dtype=np.float64)
+        doubles.flags.writeable = False
+        return doubles
+
+    @cached_property
     def _flint(self) -> tuple[fmpq_mat, fmpq_mat, list[fmpq], list[fmpq], list[fmpq]]:
         import flint
 
@@ -143,6 +162,13 @@ class Layer:
             pieces = fixed
         out = [slopes[k] * v + intercepts[k] for k, v in zip(pieces, values)]
         return _column_of(out), pieces
+
+
+def _nearest_double(value: Fraction) -> float:
+    try:
+        return value.numerator / value.denominator
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 @dataclass(frozen=True)

@@ -99,7 +99,7 @@ class _Layout:
                 layer_of += [q] * layer.width
                 unit_of += range(layer.width)
                 position += layer.width
-            W = _doubles(layer.weight, layer.width, layer.fan_in)
+            W = _checked(layer.weight_doubles, layer.weight)
             slopes = _doubles([layer.activation.slopes], 1, layer.activation.num_pieces)
             if W is None or slopes is None:
                 for listed in (self.weights, self.columns, self.rows, self.slopes):
@@ -152,6 +152,12 @@ def _doubles(matrix: Sequence[Sequence], height: int, width: int) -> np.ndarray 
                            dtype=np.float64).reshape(height, width)
     except OverflowError:
         return None
+    return _checked(doubles, matrix)
+
+
+def _checked(doubles: np.ndarray, matrix: Sequence[Sequence]) -> np.ndarray | None:
+    """``doubles``, the nearest doubles to the Fractions of ``matrix``, or None when one of them is not within
+    relative ``u`` of its rational (as :func:`_doubles`)."""
     magnitude = np.abs(doubles)
     if not np.isfinite(doubles).all() or ((magnitude > 0) & (magnitude < 2.0 ** -1022)).any():
         return None

@@ -254,12 +254,12 @@ class Mesh(ABC):
 
     # the layer loop ------------------------------------------------------------------------------------
 
-    def run(self, *, progress: bool = False) -> tuple[list[Region], np.ndarray, np.ndarray]:
+    def run(self, *, progress: bool = False) -> tuple[Sequence[Region], np.ndarray, np.ndarray]:
         """Refine layer by layer; return the regions, their pattern matrix (a row per region, a column per
         neuron) and the pairs ``(i, j)`` of regions sharing a facet (an array with two columns; a pair may
         repeat)."""
         self._initial_mesh()
-        self.flayers = [float_layer(layer.weight, layer.bias, layer.activation) for layer in self.layers]
+        self.flayers = [float_layer(layer) for layer in self.layers]
         sparse = [sparse_weights(layer) for layer in self.flayers]  # wide rewritten layers of few inputs per unit
         total = sum(len(layer.weight) * len(layer.activation.breakpoints) for layer in self.layers)
         corners, corner_errors = doubles(self.corner_points)
@@ -305,7 +305,7 @@ class Mesh(ABC):
                 self.ancestors.append(self.anc[:self.nf].copy())
         return self._output()
 
-    def _output(self) -> tuple[list[Region], np.ndarray, np.ndarray]:
+    def _output(self) -> tuple[Sequence[Region], np.ndarray, np.ndarray]:
         self.Z = self.E = self.S = self.code = _RELEASED  # the float state is no longer needed
         patterns = self._pattern_matrix(self.nf)
         pairs = self._adjacent_pairs()
