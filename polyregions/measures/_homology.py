@@ -16,14 +16,13 @@ signs), in higher degrees by sparse elimination (Python integers as GF(2) bit ve
 
 from __future__ import annotations
 
-import contextlib
-import gc
 from fractions import Fraction
-from typing import Callable, Iterable, Iterator, Literal, Sequence
+from typing import Callable, Iterable, Literal, Sequence
 
+from polyregions._collector import collector_paused
 from polyregions.errors import InvalidInputError
 
-__all__ = ["Field", "FIELDS", "homology", "collector_paused"]
+__all__ = ["Field", "FIELDS", "homology"]
 
 #: The coefficient fields.
 Field = Literal["GF(2)", "Q"]
@@ -87,23 +86,6 @@ def homology(cells: Iterable[int], dims: Sequence[int], facets: Sequence[Sequenc
                     raise InvalidInputError("homology: expected incidence signs over Q, got none")
                 ranks[k] = _rank_q(by_dim[k - 1], by_dim[k], down, sign)
     return tuple(len(by_dim[k]) - ranks[k] - ranks[k + 1] for k in range(top + 1))
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while many acyclic objects are built: with a large complex alive,
-    its repeated scans of the heap would take longer than the work. The previous state is restored, and what
-    survives is handed to the oldest generation (unless the application freezes objects itself)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            if gc.get_freeze_count() == 0:
-                gc.freeze()
-                gc.unfreeze()
-            gc.enable()
 
 
 def _reduce(alive: set[int], down: dict[int, set[int]], up: dict[int, set[int]]) -> None:

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal, Optional, ge
 import numpy as np
 from flint import fmpq, fmpq_mat
 
+from polyregions._collector import collector_paused
 from polyregions._progress import progress_bar
 from polyregions.errors import CertificateError, InvalidInputError
 from polyregions.exact._integers import primitive
@@ -145,6 +146,13 @@ def refine(network: "Network", domain: "Domain", *, backend: Backend = "highs", 
         raise InvalidInputError(f"workers: expected a positive integer, got {workers!r}")
     if method not in METHODS:
         raise InvalidInputError(f"method: expected one of {', '.join(METHODS)}, got {method!r}")
+    with collector_paused():
+        return _refine(network, net, domain, backend, progress, workers, method, scheduler)
+
+
+def _refine(network: "Network", net: "Network", domain: "Domain", backend: Backend, progress: bool, workers: int,
+            method: Method, scheduler: Any) -> RegionComplex:
+    """:func:`refine` on ``net``, the network restricted to the domain."""
     start, box = domain_cell(net, domain, backend, method)
     cells = [start]
     layers = net.layers
@@ -285,8 +293,9 @@ def _finished_share(cells: list[_Cell], layers, backend: Backend, box: frozenset
                     ) -> tuple[list[_Cell], _Proved, list[_FacetKey]]:
     """``_finished`` on a share of the cells (in a worker), with the facet neighbours proved among them and the
     facets left open (:func:`_share_neighbours`)."""
-    cells = _finished(cells, layers, backend, None, box)
-    return (cells, *_share_neighbours(cells, net))
+    with collector_paused():
+        cells = _finished(cells, layers, backend, None, box)
+        return (cells, *_share_neighbours(cells, net))
 
 
 def _joined(results: Iterable[tuple[list[_Cell], _Proved, list[_FacetKey]]], bar, step: float

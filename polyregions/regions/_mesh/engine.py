@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
+from polyregions._collector import collector_paused
 from polyregions.errors import InvalidInputError
 from polyregions.regions._mesh.mesh_2d import Mesh2D
-from polyregions.regions._mesh.support import collector_paused, one_blas_thread
+from polyregions.regions._mesh.support import one_blas_thread
 from polyregions.regions.complex import Region, RegionComplex, complex_from_arrays
 
 if TYPE_CHECKING:

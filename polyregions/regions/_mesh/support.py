@@ -4,15 +4,15 @@ once on demand, the engine's internal error, and a pause of the garbage collecto
 from __future__ import annotations
 
 import contextlib
-import gc
 import threading
 from typing import Callable
 
 import numpy as np
 
+from polyregions._collector import collector_paused
 from polyregions.errors import PolyregionsError
 
-__all__ = ["KEY", "ON", "ABOVE", "BELOW", "UNPROVEN", "SIDE_OF_SIGN", "collector_paused", "ragged", "distinct",
+__all__ = ["KEY", "ON", "ABOVE", "BELOW", "UNPROVEN", "SIDE_OF_SIGN", "ragged", "distinct",
            "unproven_rows", "grow", "padded", "or_rows", "one_blas_thread", "ComputedOnce", "MeshError"]
 
 #: Key of an unordered pair of vertex ids ``(u, w)``, ``u <= w``: ``u * KEY + w``.
@@ -21,27 +21,6 @@ KEY = np.int64(1) << 31
 ON, ABOVE, BELOW, UNPROVEN = 0, 1, 2, 4
 SIDE_OF_SIGN = np.array([BELOW, ON, ABOVE, UNPROVEN], dtype=np.int8)  # indexed by sign + 1 (sign 2: unproven)
 _UNPROVEN_BYTES = np.uint64(int.from_bytes(bytes([UNPROVEN]) * 8, "little"))  # the UNPROVEN bit of 8 sides
-
-
-@contextlib.contextmanager
-def collector_paused():
-    """Pause Python's cyclic garbage collector while hundreds of thousands of acyclic objects are built (its
-    repeated scans of them would otherwise triple the time); the previous state is restored.
-
-    The objects built survive (they are the result), so they are handed straight to the oldest generation,
-    where two collections would have moved them anyway, rather than left for one more scan of the youngest;
-    that is skipped when the application keeps objects frozen itself (``gc.freeze``), to leave those alone.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            if gc.get_freeze_count() == 0:
-                gc.freeze()
-                gc.unfreeze()
-            gc.enable()
 
 
 def one_blas_thread() -> contextlib.AbstractContextManager:
