@@ -148,15 +148,16 @@ def cut(cell: CellVertices, row: Row, signs: np.ndarray, k: int, later: Later | 
     points = cell.points
     pairs = ends.tolist()
     shared = crossings if crossings is not None else Crossings()
-    keys = [(id(points[u]), id(points[v])) for u, v in pairs]
-    known = [shared.edges.get(key) for key in keys]
+    ids = list(map(id, points))
+    keys = [(ids[u], ids[v]) for u, v in pairs]
+    known = list(map(shared.edges.get, keys))
     fresh = [t for t, hit in enumerate(known) if hit is None]
     if fresh:
         values = {}
         for v in {v for t in fresh for v in pairs[t]}:
-            found = shared.values.get(id(points[v]))
+            found = shared.values.get(ids[v])
             if found is None:
-                found = shared.values[id(points[v])] = (points[v], value(row, points[v]))
+                found = shared.values[ids[v]] = (points[v], value(row, points[v]))
             values[v] = found[1]
         made = []
         for t in fresh:
@@ -165,7 +166,7 @@ def cut(cell: CellVertices, row: Row, signs: np.ndarray, k: int, later: Later | 
             # above > 0 > below: the positive combination above * u - below * v lies on the hyperplane.
             combined = [above * p - below * q for p, q in zip(points[u], points[v])]
             divisor = math.gcd(*combined)
-            made.append(tuple(x // divisor for x in combined))
+            made.append(tuple([x // divisor for x in combined]))
         made_floats = scaled_floats(made)
         made_signs = (_signs(made, made_floats, later.rows, later.floats) if later is not None and later.rows
                       else None)
@@ -211,7 +212,7 @@ def _part(cell: CellVertices, kept: np.ndarray, on_plane: np.ndarray, facets: np
     floats = np.empty((count + added, cell.floats.shape[1]))
     floats[:count] = cell.floats[old]
     floats[count:] = new_floats
-    points = tuple(cell.points[i] for i in old.tolist()) + tuple(new_points)
+    points = tuple([*map(cell.points.__getitem__, old.tolist()), *new_points])
     if not edges:
         return CellVertices(points, floats, tight, np.empty((0, 2), dtype=np.int64))
     position = np.full(len(cell.points), -1)
