@@ -277,9 +277,9 @@ _Item = tuple[int, tuple[int, ...], np.ndarray, np.ndarray]  # index, homogeneou
 def _counted(network: "Network", items: list[_Item], radius: Fraction, norm: Norm, engine: str, *,
              local: Any = None, bar: Any = None) -> list[tuple[int, int, int, tuple[int, ...]]]:
     """``(index, activation regions, linear regions, crossing neurons)`` of every item, by the exact engine."""
+    from polyregions._runtime import one_blas_thread
     from polyregions.measures._local_cells import LocalNetwork
     from polyregions.regions._cell_programs import to_fractions
-    from polyregions.regions._mesh.support import one_blas_thread
 
     if local is None and engine != "complex":
         local = LocalNetwork(network)

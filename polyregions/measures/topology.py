@@ -89,7 +89,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from polyregions._arguments import expect_domain, expect_network
-from polyregions._collector import collector_paused
+from polyregions._runtime import collector_paused
 from polyregions.errors import CertificateError, InvalidInputError
 from polyregions.exact.linalg import Vector
 from polyregions.measures._face_arrays import FaceArrays, arrays_of

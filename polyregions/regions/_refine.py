@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal, Optional, ge
 import numpy as np
 from flint import fmpq, fmpq_mat
 
-from polyregions._collector import collector_paused
 from polyregions._progress import progress_bar
+from polyregions._runtime import collector_paused, one_blas_thread
 from polyregions.errors import CertificateError, InvalidInputError
 from polyregions.exact._integers import primitive
 from polyregions.exact.lp import Backend, strict_point
@@ -146,7 +146,7 @@ def refine(network: "Network", domain: "Domain", *, backend: Backend = "highs", 
         raise InvalidInputError(f"workers: expected a positive integer, got {workers!r}")
     if method not in METHODS:
         raise InvalidInputError(f"method: expected one of {', '.join(METHODS)}, got {method!r}")
-    with collector_paused():
+    with collector_paused(), one_blas_thread():
         return _refine(network, net, domain, backend, progress, workers, method, scheduler)
 
 
@@ -293,7 +293,7 @@ def _finished_share(cells: list[_Cell], layers, backend: Backend, box: frozenset
                     ) -> tuple[list[_Cell], _Proved, list[_FacetKey]]:
     """``_finished`` on a share of the cells (in a worker), with the facet neighbours proved among them and the
     facets left open (:func:`_share_neighbours`)."""
-    with collector_paused():
+    with collector_paused(), one_blas_thread():
         cells = _finished(cells, layers, backend, None, box)
         return (cells, *_share_neighbours(cells, net))
 

@@ -7,10 +7,9 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from polyregions._collector import collector_paused
+from polyregions._runtime import collector_paused, one_blas_thread
 from polyregions.errors import InvalidInputError
 from polyregions.regions._mesh.mesh_2d import Mesh2D
-from polyregions.regions._mesh.support import one_blas_thread
 from polyregions.regions.complex import Region, RegionComplex, complex_from_arrays
 
 if TYPE_CHECKING:

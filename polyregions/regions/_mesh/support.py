@@ -3,17 +3,16 @@ once on demand, the engine's internal error, and a pause of the garbage collecto
 
 from __future__ import annotations
 
-import contextlib
 import threading
 from typing import Callable
 
 import numpy as np
 
-from polyregions._collector import collector_paused
+from polyregions._runtime import collector_paused
 from polyregions.errors import PolyregionsError
 
 __all__ = ["KEY", "ON", "ABOVE", "BELOW", "UNPROVEN", "SIDE_OF_SIGN", "ragged", "distinct",
-           "unproven_rows", "grow", "padded", "or_rows", "one_blas_thread", "ComputedOnce", "MeshError"]
+           "unproven_rows", "grow", "padded", "or_rows", "ComputedOnce", "MeshError"]
 
 #: Key of an unordered pair of vertex ids ``(u, w)``, ``u <= w``: ``u * KEY + w``.
 KEY = np.int64(1) << 31
@@ -21,17 +20,6 @@ KEY = np.int64(1) << 31
 ON, ABOVE, BELOW, UNPROVEN = 0, 1, 2, 4
 SIDE_OF_SIGN = np.array([BELOW, ON, ABOVE, UNPROVEN], dtype=np.int8)  # indexed by sign + 1 (sign 2: unproven)
 _UNPROVEN_BYTES = np.uint64(int.from_bytes(bytes([UNPROVEN]) * 8, "little"))  # the UNPROVEN bit of 8 sides
-
-
-def one_blas_thread() -> contextlib.AbstractContextManager:
-    """One BLAS thread, when threadpoolctl is installed: the engines' mid-sized matrix products gain little from
-    threads and lose an order of magnitude when the cores are shared with other work (idle BLAS threads also
-    spin, which costs CPU time for nothing)."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 def ragged(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:

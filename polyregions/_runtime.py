@@ -1,4 +1,4 @@
-"""Python's cyclic garbage collector paused while an engine builds many objects that form no cycles."""
+"""How an engine's process runs its heavy part: the cyclic garbage collector paused, one BLAS thread."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import contextlib
 import gc
 from typing import Iterator
 
-__all__ = ["collector_paused"]
+__all__ = ["collector_paused", "one_blas_thread"]
 
 
 @contextlib.contextmanager
@@ -36,3 +36,14 @@ def collector_paused() -> Iterator[None]:
                 gc.freeze()
                 gc.unfreeze()
             gc.enable()
+
+
+def one_blas_thread() -> contextlib.AbstractContextManager:
+    """One BLAS thread, when threadpoolctl is installed: the engines' mid-sized matrix products gain little from
+    threads and lose an order of magnitude when the cores are shared with other work (idle BLAS threads also
+    spin, which costs CPU time for nothing)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
