@@ -45,7 +45,7 @@ _EXPORTS = {
     ".regions.complex": ["Region", "RegionComplex"],
     ".regions.enumeration": ["enumerate_regions"],
     ".regions.export": ["write_complex_json", "write_graphml"],
-    ".regions.stream": ["stream_regions"],
+    ".regions.stream": ["stream_regions", "write_store_json", "write_store_graphml"],
     ".measures.faces": ["Boundary", "boundary", "face_complex"],
     ".measures.volumes": ["BoundaryVolumes", "boundary_volumes"],
     ".measures.distances": ["Distances", "boundary_distances", "exact_distance"],
@@ -122,4 +122,4 @@ if TYPE_CHECKING:
     )
     from polyregions.regions.enumeration import enumerate_regions
     from polyregions.regions.export import write_complex_json, write_graphml
-    from polyregions.regions.stream import stream_regions
+    from polyregions.regions.stream import stream_regions, write_store_graphml, write_store_json

@@ -255,8 +255,9 @@ def test_the_command_prints_the_same_summary_with_and_without_stream(tmp_path, c
 
 @pytest.mark.parametrize("extra, message", [
     (["--engine", "mesh"], "--stream: expected the lp engine"),
-    (["--export", "{tmp}/x.json"], "--stream: expected no --export"),
-    (["--graphml", "{tmp}/x.graphml"], "--stream: expected no --graphml"),
+    (["--scheduler", "tcp://127.0.0.1:9"], "scheduler: cannot connect"),
+    (["--export", "{tmp}/s.sqlite"], "--export: expected a file other than the --stream store"),
+    (["--graphml", "{tmp}/s.sqlite"], "--graphml: expected a file other than the --stream store"),
 ])
 def test_options_that_do_not_go_with_stream_give_one_line(tmp_path, capsys, extra, message):
     net = _network_file(tmp_path, [2, 3, 3], 11)
@@ -313,3 +314,306 @@ def test_ctrl_c_keeps_the_committed_shares_and_the_same_command_resumes(tmp_path
     assert json.loads(resumed.stdout) == json.loads(alone.stdout)
     assert _read(store)["shares"][:len(stopped["shares"])] == stopped["shares"]
     assert not [name for name in os.listdir(tmp_path) if name.startswith("store.sqlite-")]  # no journal left
+
+
+# --- the exports, written from a finished store -------------------------------------------------------------
+
+def _maxout_graph_network():
+    from polyregions.networks.graph import GraphNetwork, Node
+    from polyregions.networks.operations import Dense, Maxout
+
+    first = Dense([[1, 2], [-2, 1], [3, -1], [1, 1], [2, -3], [-1, -1]], [0, 1, -1, 0, "1/2", "1/3"])
+    return GraphNetwork((2,), (Node("d", first, ("input",)), Node("m", Maxout(2), ("d",)),
+                               Node("e", Dense([[1, -1, 2], [2, 1, -1]], [0, "-1/2"]), ("m",))), "e")
+
+
+EXPORT_CASES = [
+    ("box 2-D", he_normal([2, 6, 6], seed=3), box([-1, -1], [1, 1])),
+    ("box 3-D", he_normal([3, 5, 5], seed=3), box([-1] * 3, [1] * 3)),
+    ("space 2-D", he_normal([2, 4, 4, 3], seed=3), space(2)),
+    ("polytope", he_normal([3, 5, 5], seed=3),
+     polytope_domain([[-1, 0, 0], [0, -1, 0], [0, 0, -1], [1, 1, 1]], [1, 1, 1, 2])),
+    ("segment", he_normal([3, 5, 4], seed=1), segment([-1, -1, -1], [1, 2, 1])),
+    ("slice", he_normal([3, 5, 4], seed=1), slice_domain([0, 0, 0], [[1, 0, 0], [0, 1, 1]], [-1, -1], [1, 1])),
+    ("two outputs", he_normal([3, 5], seed=2, output_dim=2), box([-1] * 3, [1] * 3)),
+    ("maxout graph network", _maxout_graph_network(), box([-1, -1], [1, 1])),
+]
+
+
+def _exports(tmp_path, complex_, store):
+    """The JSON documents and GraphML graphs of the complex (in memory) and of the store."""
+    import networkx as nx
+
+    from polyregions.regions.export import write_complex_json, write_graphml
+    from polyregions.regions.stream import write_store_graphml, write_store_json
+
+    write_complex_json(complex_, tmp_path / "memory.json")
+    write_graphml(complex_, tmp_path / "memory.graphml")
+    write_store_json(store, tmp_path / "streamed.json")
+    write_store_graphml(store, tmp_path / "streamed.graphml")
+    return ([json.loads((tmp_path / name).read_text()) for name in ("memory.json", "streamed.json")],
+            [nx.read_graphml(tmp_path / name) for name in ("memory.graphml", "streamed.graphml")])
+
+
+@pytest.mark.parametrize("name, network, domain", EXPORT_CASES, ids=[case[0] for case in EXPORT_CASES])
+def test_the_exports_written_from_the_store_are_those_of_the_complex(tmp_path, name, network, domain):
+    import networkx as nx
+
+    from proofs_check.verify import verify_export
+
+    complex_ = enumerate_regions(network, domain, engine="lp")
+    store = tmp_path / "store.sqlite"
+    stream_regions(network, domain, store, share_cells=2)
+    (memory, streamed), (memory_graph, streamed_graph) = _exports(tmp_path, complex_, store)
+    assert streamed == memory
+    result = verify_export(streamed)
+    assert result.verified, result.failure
+    assert nx.utils.graphs_equal(streamed_graph, memory_graph)
+    assert list(streamed_graph.nodes) == [str(i) for i in range(len(complex_))]
+    assert [streamed_graph.nodes[str(i)]["pattern"] for i in range(len(complex_))] == [
+        ",".join(map(str, region.pattern)) for region in complex_.regions]
+
+
+def test_the_exports_of_a_store_hold_the_regions_exactly(tmp_path):
+    """Checked against the network itself: the regions by pattern, each output map the network's values at
+    points of the region, the adjacency by the patterns, the linear regions by merging equal maps."""
+    network, domain = he_normal([2, 5, 5], seed=11), box([-1, -1], [1, 1])
+    store = tmp_path / "store.sqlite"
+    summary = stream_regions(network, domain, store, share_cells=1)
+    from polyregions.regions.stream import write_store_json
+
+    write_store_json(store, tmp_path / "streamed.json")
+    doc = json.loads((tmp_path / "streamed.json").read_text())
+    assert doc["summary"] == summary and len(doc["regions"]) == summary["activation_regions"]
+    patterns = [tuple(region["pattern"]) for region in doc["regions"]]
+    assert patterns == sorted(patterns) and len(set(patterns)) == len(patterns)
+    for region in doc["regions"]:
+        t = [Fraction(v) for v in region["interior_point"]]
+        assert network.pattern(t) == tuple(region["pattern"])
+        M = [[Fraction(v) for v in row] for row in region["output_map"]["M"]]
+        c = [Fraction(v) for v in region["output_map"]["c"]]
+        assert tuple(sum((m * x for m, x in zip(row, t)), ci) for row, ci in zip(M, c)) == network(t)
+    assert [(i, j) for i, j, _ in doc["adjacency"]] == sorted({(i, j) for i, j, _ in doc["adjacency"]})
+    for i, j, neurons in doc["adjacency"]:
+        assert i < j and neurons == [n for n, (a, b) in enumerate(zip(patterns[i], patterns[j])) if a != b]
+    assert len(doc["adjacency"]) == summary["adjacencies"] and len(doc["linear_regions"]) == summary["linear_regions"]
+    members = [i for component in doc["linear_regions"] for i in component]
+    assert sorted(members) == list(range(len(patterns)))
+    assert [component[0] for component in doc["linear_regions"]] == sorted(c[0] for c in doc["linear_regions"])
+    assert all(component == sorted(component) for component in doc["linear_regions"])
+
+
+@pytest.mark.parametrize("activation, pattern", [("relu", "1"), ("linear", "")],
+                         ids=["a neuron that does not cut the box", "no neuron"])
+def test_a_store_of_one_region_exports_a_graph_without_edges(tmp_path, activation, pattern):
+    from polyregions.networks.network import Network
+
+    network = Network.from_layers(2, [([[1, 1]], [5], activation)])  # its hyperplane misses the box
+    complex_ = enumerate_regions(network, box([-1, -1], [1, 1]), engine="lp")
+    store = tmp_path / "store.sqlite"
+    stream_regions(network, box([-1, -1], [1, 1]), store)
+    (memory, streamed), (memory_graph, streamed_graph) = _exports(tmp_path, complex_, store)
+    assert streamed == memory and streamed["adjacency"] == [] and streamed["linear_regions"] == [[0]]
+    assert list(streamed_graph.nodes(data=True)) == [("0", {"pattern": pattern})]
+    assert list(memory_graph.nodes(data=True)) == [("0", {"pattern": pattern})]
+    assert streamed_graph.number_of_edges() == 0
+
+
+@settings(max_examples=8, deadline=None)
+@given(widths=st.lists(st.integers(1, 4), min_size=1, max_size=3), dim=st.integers(1, 3),
+       seed=st.integers(0, 10 ** 6), share_cells=st.integers(1, 3), bounded=st.booleans())
+def test_random_small_stores_export_the_complex(tmp_path_factory, widths, dim, seed, share_cells, bounded):
+    import networkx as nx
+
+    network = he_normal([dim, *widths], seed=seed, bias_std=0.5)
+    domain = box([-1] * dim, [2] * dim) if bounded else space(dim)
+    complex_ = enumerate_regions(network, domain, engine="lp")
+    folder = tmp_path_factory.mktemp("exports")
+    stream_regions(network, domain, folder / "store.sqlite", share_cells=share_cells)
+    (memory, streamed), (memory_graph, streamed_graph) = _exports(folder, complex_, folder / "store.sqlite")
+    assert streamed == memory
+    assert nx.utils.graphs_equal(streamed_graph, memory_graph)
+
+
+def test_exports_go_to_a_device_directly(tmp_path):
+    import stat
+
+    from polyregions.regions.stream import write_store_graphml, write_store_json
+
+    store = tmp_path / "store.sqlite"
+    stream_regions(he_normal([2, 3, 3], seed=8), box([-1, -1], [1, 1]), store)
+    write_store_json(store, os.devnull)
+    write_store_graphml(store, os.devnull)
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    assert not [name for name in os.listdir("/dev") if "polyregions-tmp" in name]
+
+
+def test_an_interrupted_export_leaves_the_old_file_and_no_temporary_file(tmp_path, monkeypatch):
+    from polyregions.regions import _store_export
+    from polyregions.regions.stream import write_store_graphml, write_store_json
+
+    store = tmp_path / "store.sqlite"
+    stream_regions(he_normal([2, 4, 4], seed=8), box([-1, -1], [1, 1]), store)
+    target = tmp_path / "export.json"
+    target.write_text("old")
+
+    def stopped(*args):
+        yield "{}"
+        raise _Stop
+    monkeypatch.setattr(_store_export, "_region_texts", stopped)
+    monkeypatch.setattr(_store_export, "_PIECE", 1)  # the first piece reaches the temporary file
+    with pytest.raises(_Stop):
+        write_store_json(store, target)
+    with pytest.raises(_Stop):
+        write_store_json(store, tmp_path / "new")
+    assert target.read_text() == "old" and not (tmp_path / "new").exists()
+    assert sorted(os.listdir(tmp_path)) == ["export.json", "store.sqlite"]
+    monkeypatch.undo()
+    write_store_graphml(store, tmp_path / "graph.graphml")  # the store is still readable and unlocked
+    write_store_json(store, target)
+    assert json.loads(target.read_text())["format"] == "polyregions.regions/1"
+
+
+def test_stores_that_cannot_be_exported_are_refused_by_name(tmp_path):
+    from polyregions.errors import OutputError
+    from polyregions.regions.stream import write_store_graphml, write_store_json
+
+    network, domain = he_normal([3, 6, 6], seed=6), box([-1] * 3, [1] * 3)
+    unfinished = tmp_path / "unfinished.sqlite"
+    with pytest.raises(_Stop):
+        stream_regions(network, domain, unfinished, share_cells=3, on_share=_stop_after(1))
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database, long enough to be read as one " * 4)
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE t (x)")
+    out = tmp_path / "out"
+    for write in (write_store_json, write_store_graphml):
+        for path, message in ((unfinished, "got the store of a run that has not finished"),
+                              (text, "got a file that is not an SQLite database"),
+                              (other, "got an SQLite database with other tables"),
+                              (tmp_path / "missing.sqlite", "got a file that cannot be read"),
+                              (tmp_path, "got a directory")):
+            with pytest.raises(InvalidInputError, match="expected a finished polyregions.store/1 region") as error:
+                write(path, out)
+            assert str(error.value).startswith(f"{path}: ") and message in str(error.value)
+        with pytest.raises(InvalidInputError, match="expected an output file other than the store"):
+            write(unfinished, unfinished)
+        with pytest.raises(InvalidInputError, match="store_path: expected a file path"):
+            write(3, out)
+    store = tmp_path / "store.sqlite"
+    stream_regions(network, domain, store, share_cells=3)
+    with pytest.raises(OutputError, match="missing"):
+        write_store_json(store, tmp_path / "missing" / "x.json")
+    assert not out.exists()
+    assert "summary" not in _read(unfinished)["meta"]  # reading a store never writes it
+
+
+def test_the_command_writes_the_exports_of_a_streamed_run(tmp_path, capsys):
+    import networkx as nx
+
+    net = _network_file(tmp_path, [3, 5, 5], 14)
+    memory = [str(tmp_path / name) for name in ("memory.json", "memory.graphml")]
+    streamed = [str(tmp_path / name) for name in ("streamed.json", "streamed.graphml")]
+    assert main(["regions", net, "--box", "-1,1", "--json", "--engine", "lp", "--export", memory[0],
+                 "--graphml", memory[1]]) == 0
+    alone = capsys.readouterr().out
+    store = str(tmp_path / "store.sqlite")
+    assert main(["regions", net, "--box", "-1,1", "--json", "--stream", store, "--workers", "2",
+                 "--export", streamed[0], "--graphml", streamed[1]]) == 0
+    assert capsys.readouterr().out == alone
+    assert json.loads(open(streamed[0]).read()) == json.loads(open(memory[0]).read())
+    assert nx.utils.graphs_equal(nx.read_graphml(streamed[1]), nx.read_graphml(memory[1]))
+    os.remove(streamed[0])
+    assert main(["regions", net, "--box", "-1,1", "--stream", store, "--export", streamed[0]]) == 0  # finished
+    assert json.loads(open(streamed[0]).read()) == json.loads(open(memory[0]).read())
+
+
+def test_ctrl_c_while_the_command_writes_the_export_leaves_no_file(tmp_path, capsys, monkeypatch):
+    from polyregions.regions import _store_export
+
+    net = _network_file(tmp_path, [2, 4, 4], 15)
+    store, export = tmp_path / "store.sqlite", tmp_path / "export.json"
+
+    def interrupted(*args):
+        yield "{}"
+        raise KeyboardInterrupt
+    monkeypatch.setattr(_store_export, "_region_texts", interrupted)
+    monkeypatch.setattr(_store_export, "_PIECE", 1)
+    assert main(["regions", net, "--box", "-1,1", "--stream", str(store), "--export", str(export)]) == 130
+    assert capsys.readouterr().err == "polyregions: interrupted\n"
+    assert sorted(os.listdir(tmp_path)) == ["net15.json", "store.sqlite"]
+    assert "summary" in _read(store)["meta"]  # the run itself finished before the export began
+
+
+def test_a_bad_store_or_export_path_through_the_command_gives_one_line(tmp_path, capsys):
+    net = _network_file(tmp_path, [2, 3, 3], 16)
+    text = tmp_path / "notes.txt"
+    text.write_text("x" * 200)
+    for arguments, named in (
+            (["--stream", str(text), "--export", str(tmp_path / "x.json")], str(text)),
+            (["--stream", str(tmp_path / "s.sqlite"), "--export", str(tmp_path / "no" / "x.json")], "--export"),
+            (["--stream", str(tmp_path / "s.sqlite"), "--graphml", str(tmp_path)], "--graphml")):
+        with pytest.raises(SystemExit) as stopped:
+            main(["regions", net, "--box", "-1,1", *arguments])
+        assert stopped.value.code == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("polyregions: error: ") and named in err
+    assert not (tmp_path / "s.sqlite").exists()  # refused before the run
+
+
+# --- shares as tasks of a Dask cluster ----------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def cluster():
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as local:
+        yield local
+
+
+@pytest.mark.parametrize("name, widths, domain", [CASES[1], CASES[3]], ids=["box 3-D", "space 2-D"])
+def test_a_cluster_streams_the_store_of_one_process(cluster, tmp_path, name, widths, domain):
+    from dask.distributed import Client
+
+    network = he_normal(widths, seed=1)
+    complex_ = enumerate_regions(network, domain, engine="lp")
+    path = tmp_path / "by_address.sqlite"
+    assert stream_regions(network, domain, path, share_cells=2, scheduler=cluster.scheduler_address) == \
+        complex_.summary()
+    assert len(_assert_store_holds(path, complex_)["shares"]) > 2
+    with Client(cluster) as client:
+        assert stream_regions(network, domain, tmp_path / "by_client.sqlite", share_cells=1,
+                              scheduler=client) == complex_.summary()
+    _assert_store_holds(tmp_path / "by_client.sqlite", complex_)
+
+
+def test_a_run_on_a_cluster_commits_each_share_and_resumes_anywhere(cluster, tmp_path):
+    network, domain = he_normal([3, 6, 6], seed=6), box([-1] * 3, [1] * 3)
+    summary = stream_regions(network, domain, tmp_path / "whole.sqlite", share_cells=3)
+    path = tmp_path / "stopped.sqlite"
+    with pytest.raises(_Stop):
+        stream_regions(network, domain, path, share_cells=3, scheduler=cluster.scheduler_address,
+                       on_share=_stop_after(2))
+    stopped = _read(path)
+    assert len(stopped["shares"]) == 2 and "summary" not in stopped["meta"]
+    assert stream_regions(network, domain, path, share_cells=3) == summary  # resumed in this process
+    assert _read(path)["adjacency"] == _read(tmp_path / "whole.sqlite")["adjacency"]
+
+
+def test_the_command_streams_on_a_cluster_with_its_exports(cluster, tmp_path, capsys):
+    net = _network_file(tmp_path, [3, 5, 5], 17)
+    assert main(["regions", net, "--box", "-1,1", "--json", "--engine", "lp", "--export",
+                 str(tmp_path / "memory.json")]) == 0
+    alone = capsys.readouterr().out
+    assert main(["regions", net, "--box", "-1,1", "--json", "--stream", str(tmp_path / "store.sqlite"),
+                 "--scheduler", cluster.scheduler_address, "--export", str(tmp_path / "streamed.json")]) == 0
+    assert capsys.readouterr().out == alone
+    assert json.loads((tmp_path / "streamed.json").read_text()) == json.loads((tmp_path / "memory.json").read_text())
+
+
+def test_a_bad_scheduler_is_refused_before_any_work(tmp_path):
+    network, domain = he_normal([2, 3, 3], seed=8), box([-1, -1], [1, 1])
+    with pytest.raises(InvalidInputError, match="scheduler: expected an address"):
+        stream_regions(network, domain, tmp_path / "store.sqlite", scheduler=3)
+    assert not (tmp_path / "store.sqlite").exists()

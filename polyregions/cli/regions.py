@@ -43,7 +43,9 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--stream", metavar="FILE",
                         help="write the regions, their adjacency and the counts to an SQLite store "
                              "(polyregions.store/1) a share at a time instead of holding them in memory (LP engine); "
-                             "an interrupted run keeps what it committed, and the same command resumes it")
+                             "an interrupted run keeps what it committed, and the same command resumes it; --export "
+                             "and --graphml are then written from the store, and --scheduler refines the shares on a "
+                             "Dask cluster")
     parser.add_argument("--workers", type=workers(1), default=1, metavar="N",
                         help="processes for the LP engine (default 1; more than the cores available count as "
                              "that many)")
@@ -84,8 +86,10 @@ def run(args) -> int:
     if args.stream is not None:
         from polyregions.regions.stream import stream_regions
 
-        _print(args, stream_regions(network, domain, args.stream, workers=args.workers,
-                                    progress=wants_progress(args)))
+        summary = stream_regions(network, domain, args.stream, workers=args.workers, progress=wants_progress(args),
+                                 scheduler=args.scheduler)
+        _write_from_store(args)
+        _print(args, summary)
         return 0
     complex_ = enumerate_regions(network, domain, engine=args.engine, progress=wants_progress(args),
                                  workers=args.workers, scheduler=args.scheduler)
@@ -100,15 +104,28 @@ def run(args) -> int:
 
 
 def _check_stream_options(args) -> None:
-    """``--stream`` runs the LP engine in local processes and writes only the store."""
+    """``--stream`` runs the LP engine (in local processes or on a cluster); the exports are written from the store,
+    so none of them may be the store itself."""
+    import os
+
     from polyregions.errors import InvalidInputError
 
     if args.engine == "mesh":
         raise InvalidInputError("--stream: expected the lp engine (or auto, which means lp here), got --engine mesh")
-    for option, value in (("--export", args.export), ("--graphml", args.graphml), ("--scheduler", args.scheduler)):
-        if value is not None:
-            raise InvalidInputError(f"--stream: expected no {option} with it (the store holds the regions and their "
-                                    f"adjacency; the regions are never all in memory), got {option} {value}")
+    for option, path in (("--export", args.export), ("--graphml", args.graphml)):
+        if path is not None and os.path.realpath(path) == os.path.realpath(args.stream):
+            raise InvalidInputError(f"{option}: expected a file other than the --stream store, got the store itself "
+                                    f"({path})")
+
+
+def _write_from_store(args) -> None:
+    """``--export`` and ``--graphml`` of a streamed run, written from the finished store a region at a time."""
+    if args.export:
+        from polyregions.regions.stream import write_store_json
+        write_store_json(args.stream, args.export)
+    if args.graphml:
+        from polyregions.regions.stream import write_store_graphml
+        write_store_graphml(args.stream, args.graphml)
 
 
 def _print(args, summary: dict) -> None:

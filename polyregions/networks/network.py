@@ -469,7 +469,7 @@ class Network:
                 scale[i, i] = slopes[k]
                 shift[i, 0] = intercepts[k]
             M, c = scale * G, scale * g + shift
-        return (tuple(tuple(_fraction(v) for v in M.table()[i]) for i in range(M.nrows())),
+        return (tuple(tuple(_fraction(v) for v in row) for row in M.table()),
                 tuple(_fraction(v) for v in c.entries()))
 
     # --- transformations ----------------------------------------------------------------------------------

@@ -38,14 +38,15 @@ from polyregions.errors import InvalidInputError
 from polyregions.exact.linalg import Matrix, Vector
 from polyregions.exact.rationals import rational_matrix, rational_vector
 from polyregions.networks import operations as ops
-from polyregions.networks.activations import Activation, linear
+from polyregions.networks.activations import Activation, activation_from_json, linear
 from polyregions.networks.network import check_pattern
 
 if TYPE_CHECKING:
     from polyregions.networks.graph import GraphNetwork
     from polyregions.networks.network import Layer
 
-__all__ = ["Stage", "StagedNetwork", "compile_graph", "units_of", "stages_to_json", "STAGES_FORMAT"]
+__all__ = ["Stage", "StagedNetwork", "compile_graph", "units_of", "stages_to_json", "stages_from_json",
+           "STAGES_FORMAT"]
 
 #: The format tag of a staged network in exports (read by ``proofs_check``).
 STAGES_FORMAT = "polyregions.stages/1"
@@ -491,6 +492,37 @@ def stages_to_json(network: StagedNetwork) -> dict[str, Any]:
                        "units": [distinct.index(a) for a in stage.activations],
                        "groups": [list(group) for group in stage.groups]})
     return {"format": STAGES_FORMAT, "input_dim": network.input_dim, "stages": stages}
+
+
+def stages_from_json(document: Any, *, what: str = "stages") -> StagedNetwork:
+    """The staged network of a ``polyregions.stages/1`` document (:func:`stages_to_json`'s inverse).
+
+    Raises
+    ------
+    InvalidInputError
+        When the document cannot be read as stages; ``what`` names it in the message.
+
+    Examples
+    --------
+    >>> from polyregions.networks.graph import GraphNetwork, Node
+    >>> from polyregions.networks.operations import Maxout
+    >>> staged = GraphNetwork((2,), (Node("m", Maxout(2), ("input",)),), "m").staged
+    >>> stages_from_json(stages_to_json(staged)) == staged
+    True
+    """
+    try:
+        stages = []
+        for s, stage in enumerate(document["stages"]):
+            distinct = [activation_from_json(a, what=f"{what}: stages[{s}].activations")
+                        for a in stage["activations"]]
+            stages.append(Stage(stage["weight"], stage["bias"], tuple(distinct[u] for u in stage["units"]),
+                                stage["groups"]))
+        return StagedNetwork(int(document["input_dim"]), tuple(stages))
+    except (KeyError, TypeError, IndexError, ValueError) as error:
+        if isinstance(error, InvalidInputError):
+            raise
+        raise InvalidInputError(f"{what}: expected a polyregions.stages/1 document, got one that cannot be read "
+                                f"({type(error).__name__}: {error})") from None
 
 
 # --- compiling a graph ---------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ _EXPORTS = {
     ".complex": ["Region", "RegionComplex"],
     ".enumeration": ["enumerate_regions"],
     ".export": ["complex_to_json", "write_complex_json", "write_graphml"],
-    ".stream": ["stream_regions"],
+    ".stream": ["stream_regions", "write_store_json", "write_store_graphml"],
 }
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
@@ -37,4 +37,4 @@ if TYPE_CHECKING:
     )
     from polyregions.regions.enumeration import enumerate_regions
     from polyregions.regions.export import complex_to_json, write_complex_json, write_graphml
-    from polyregions.regions.stream import stream_regions
+    from polyregions.regions.stream import stream_regions, write_store_graphml, write_store_json

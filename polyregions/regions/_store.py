@@ -17,7 +17,7 @@ import numpy as np
 
 from polyregions.errors import InvalidInputError, OutputError
 
-__all__ = ["FORMAT", "Store", "ShareRecords", "open_store"]
+__all__ = ["FORMAT", "Store", "ShareRecords", "open_store", "open_finished_store"]
 
 #: The format name stored in the ``meta`` table.
 FORMAT = "polyregions.store/1"
@@ -107,6 +107,26 @@ class Store:
         cursor = self._db.execute("SELECT id, pattern, domain_rows, A, b, interior_point FROM regions ORDER BY id")
         while rows := cursor.fetchmany(_FETCH):
             yield from rows
+
+    def regions_by_pattern(self) -> Iterator[tuple[bytes, str, str, str]]:
+        """``(pattern, A, b, interior point)`` of every region, in pattern order (the complex's order)."""
+        cursor = self._db.execute("SELECT pattern, A, b, interior_point FROM regions ORDER BY pattern")
+        while rows := cursor.fetchmany(_FETCH):
+            yield from rows
+
+    def pattern_order(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(ids, patterns)``: the region ids in pattern order, and their pattern bytes in that order (a matrix of
+        uint8, a row per region), both read from the pattern index alone."""
+        count = self.region_count()
+        ids: list[np.ndarray] = []
+        data = bytearray()
+        cursor = self._db.execute("SELECT id, pattern FROM regions ORDER BY pattern")
+        while rows := cursor.fetchmany(64 * _FETCH):
+            ids.append(np.fromiter((i for i, _ in rows), dtype=np.int64, count=len(rows)))
+            data += b"".join(blob for _, blob in rows)
+        order = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
+        patterns = np.frombuffer(data, dtype=np.uint8).reshape(count, -1) if count else np.zeros((0, 0), np.uint8)
+        return order, patterns
 
     def pattern_bytes(self) -> np.ndarray:
         """Every region's pattern bytes, row ``id`` for region ``id`` (a matrix of uint8)."""
@@ -231,3 +251,54 @@ def _checked(path: str, db: sqlite3.Connection, identity: dict[str, str]) -> dic
                                 f"{identity['digest'][:16]}...), got one of another network or domain (digest "
                                 f"{str(meta.get('digest'))[:16]}...)")
     return meta
+
+
+def open_finished_store(path: str) -> Store:
+    """The store of a finished run at ``path``, opened read-only (nothing is ever written to it).
+
+    Raises
+    ------
+    InvalidInputError
+        The file is missing, not a store, a store whose run has not finished, or one a run is writing now.
+    """
+    import os
+    import pathlib
+    import stat
+
+    expected = f"{path}: expected a finished {FORMAT} region store"
+    try:
+        status = os.stat(path)
+    except OSError as error:
+        raise InvalidInputError(f"{expected}, got a file that cannot be read: {error.strerror or error}") from None
+    if not stat.S_ISREG(status.st_mode):
+        kind = "a directory" if stat.S_ISDIR(status.st_mode) else "something other than a regular file"
+        raise InvalidInputError(f"{expected}, got {kind}")
+    if not status.st_size:
+        raise InvalidInputError(f"{expected}, got an empty file")
+    uri = pathlib.Path(os.path.abspath(path)).as_uri() + "?mode=ro"
+    try:
+        connection = sqlite3.connect(uri, uri=True, timeout=0, isolation_level=None, check_same_thread=False)
+    except sqlite3.Error as error:
+        raise InvalidInputError(f"{expected}, got a file SQLite cannot open: {error}") from None
+    try:
+        try:
+            tables = {name for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            meta = dict(connection.execute("SELECT key, value FROM meta")) if "meta" in tables else {}
+            if _TABLES <= tables and meta.get("format") == FORMAT and "summary" in meta:
+                return Store(path, connection, meta)
+        except sqlite3.DatabaseError as error:
+            if "locked" in str(error):
+                raise _locked(path) from None
+            if isinstance(error, sqlite3.OperationalError):
+                raise InvalidInputError(f"{expected}, got a file SQLite cannot read: {error}") from None
+            raise InvalidInputError(f"{expected}, got a file that is not an SQLite database") from None
+        if not _TABLES <= tables:
+            raise InvalidInputError(f"{expected}, got an SQLite database with other tables "
+                                    f"({', '.join(sorted(tables)) or 'none'})")
+        if meta.get("format") != FORMAT:
+            raise InvalidInputError(f"{expected}, got format {meta.get('format')!r}")
+        raise InvalidInputError(f"{expected}, got the store of a run that has not finished (run the same "
+                                "enumeration on it again to finish it)")
+    except BaseException:
+        connection.close()
+        raise

@@ -686,10 +686,7 @@ def complex_from_arrays(network, domain, regions: "Sequence[Region]", patterns: 
     edges = np.zeros((0, 2), dtype=np.int64)
     switches = neurons = np.zeros(0, dtype=np.int64)
     if len(pairs):
-        ranked = np.sort(rank[np.asarray(pairs, dtype=np.int64)], axis=1)
-        keys = np.sort(ranked[:, 0] * count + ranked[:, 1])  # sorted like the pairs (i, j)
-        keys = keys[np.r_[True, keys[1:] != keys[:-1]]]  # np.unique's masked-array import costs the 2-D job 7 ms
-        edges = np.stack([keys // count, keys % count], axis=1)
+        edges = ranked_edges(rank, pairs)
         starts, columns, switches, neurons = switch_arrays(ordered, edges)
         adjacency = partial(_adjacency, edges, starts, columns, switches, neurons, count, width)
     sorted_regions: Any = (partial(regions.ordered, order.tolist()) if isinstance(regions, DeferredRegions)
@@ -701,6 +698,20 @@ def complex_from_arrays(network, domain, regions: "Sequence[Region]", patterns: 
     if isinstance(regions, DeferredRegions):
         complex_.__dict__["_regions_network"] = regions.network
     return complex_
+
+
+def ranked_edges(rank: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """The pairs of regions ``pairs`` (an array with two columns; a pair may repeat, either way round) with region
+    ``r`` renumbered ``rank[r]``, as ``(i, j)`` with ``i < j``, each once, sorted.
+
+    >>> ranked_edges(np.array([2, 0, 1]), np.array([[0, 1], [1, 0], [2, 0]])).tolist()
+    [[0, 2], [1, 2]]
+    """
+    count = len(rank)
+    ranked = np.sort(rank[np.asarray(pairs, dtype=np.int64)], axis=1)
+    keys = np.sort(ranked[:, 0] * count + ranked[:, 1])  # sorted like the pairs (i, j)
+    keys = keys[np.r_[True, keys[1:] != keys[:-1]]]  # np.unique's masked-array import costs the 2-D job 7 ms
+    return np.stack([keys // count, keys % count], axis=1)
 
 
 def switch_arrays(patterns: np.ndarray, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -724,6 +735,30 @@ def _bit_words(patterns: np.ndarray) -> np.ndarray:
     return padded.view(">u8").astype(np.uint64)
 
 
+def _bit_neuron(value: np.ndarray, word: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For the XORs ``value`` of two rows of :func:`_bit_words` that differ in word ``word`` alone: whether they
+    differ in one bit (one neuron), and for those the neuron."""
+    single = (value & (value - np.uint64(1))) == 0  # one set bit: a power of two, exact as a double
+    bit = np.log2(value[single].astype(np.float64)).astype(np.int64)
+    return single, 64 * word[single] + 63 - bit
+
+
+def _byte_words(patterns: np.ndarray) -> np.ndarray:
+    """Patterns of one byte per neuron as 64-bit words, eight neurons each (neuron ``8 w + b`` at byte ``b`` of
+    word ``w``, little-endian)."""
+    bytes_ = np.zeros((len(patterns), -(-patterns.shape[1] // 8) * 8), dtype=np.uint8)
+    bytes_[:, :patterns.shape[1]] = patterns.view(np.uint8)
+    return bytes_.view(np.uint64)
+
+
+def _byte_neuron(value: np.ndarray, word: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """As :func:`_bit_neuron` for rows of :func:`_byte_words`: whether they differ in one byte (one neuron)."""
+    low = value & (~value + np.uint64(1))  # the lowest set bit, a power of two: exact as a double
+    byte = (np.log2(low.astype(np.float64)).astype(np.int64)) // 8
+    single = (value >> (8 * byte).astype(np.uint64)) < 256  # every set bit in that one byte
+    return single, (8 * word + byte)[single]
+
+
 def _switching(patterns: np.ndarray, edges: np.ndarray, chunk: int = 16384) -> tuple[np.ndarray, np.ndarray]:
     """The neurons that switch across every edge: ``columns[starts[e]:starts[e + 1]]`` for edge ``e``.
 
@@ -736,29 +771,13 @@ def _switching(patterns: np.ndarray, edges: np.ndarray, chunk: int = 16384) -> t
     number = np.ones(len(edges), dtype=np.int64)
     first = np.zeros(len(edges), dtype=np.int64)
     slow = np.arange(len(edges))
-    binary = bool(width and len(patterns) and 0 <= patterns.min() and patterns.max() <= 1)
-    if binary:
-        words = _bit_words(patterns)
-        slow_parts = []
-        for start in range(0, len(edges), chunk):
-            part = edges[start:start + chunk]
-            x = words[part[:, 0]] ^ words[part[:, 1]]
-            differ = x != 0
-            one = np.flatnonzero(differ.sum(axis=1) == 1)
-            word = differ[one].argmax(axis=1)
-            value = x[one, word]
-            single = (value & (value - np.uint64(1))) == 0  # one set bit: a power of two, exact as a double
-            bit = np.log2(value[single].astype(np.float64)).astype(np.int64)
-            first[start + one[single]] = 64 * word[single] + 63 - bit
-            mask = np.ones(len(part), dtype=bool)
-            mask[one[single]] = False
-            slow_parts.append(start + np.flatnonzero(mask))
-        slow = np.concatenate(slow_parts) if slow_parts else slow
-        del words
+    packed: tuple[np.ndarray, Callable] | None = None
+    if width and len(patterns) and 0 <= patterns.min() and patterns.max() <= 1:
+        packed = _bit_words(patterns), _bit_neuron
     elif width and patterns.dtype.itemsize == 1:
-        bytes_ = np.zeros((count, -(-width // 8) * 8), dtype=np.uint8)
-        bytes_[:, :width] = patterns.view(np.uint8)
-        words = bytes_.view(np.uint64)
+        packed = _byte_words(patterns), _byte_neuron
+    if packed is not None and len(edges):
+        words, neuron_of = packed
         slow_parts = []
         for start in range(0, len(edges), chunk):
             part = edges[start:start + chunk]
@@ -766,17 +785,13 @@ def _switching(patterns: np.ndarray, edges: np.ndarray, chunk: int = 16384) -> t
             differ = x != 0
             one = np.flatnonzero(differ.sum(axis=1) == 1)
             word = differ[one].argmax(axis=1)
-            value = x[one, word]
-            low = value & (~value + np.uint64(1))  # the lowest set bit, a power of two: exact as a double
-            byte = (np.log2(low.astype(np.float64)).astype(np.int64)) // 8
-            single = (value >> (8 * byte).astype(np.uint64)) < 256  # every set bit in that one byte
-            # (a little-endian view: byte b of word w is neuron 8 w + b)
-            first[start + one[single]] = 8 * word[single] + byte[single]
+            single, neuron = neuron_of(x[one, word], word)
+            first[start + one[single]] = neuron
             mask = np.ones(len(part), dtype=bool)
             mask[one[single]] = False
             slow_parts.append(start + np.flatnonzero(mask))
         slow = np.concatenate(slow_parts)
-        del bytes_, words
+        del words, packed
     listed: dict[int, np.ndarray] = {}
     for start in range(0, len(slow), chunk):
         part = slow[start:start + chunk]
@@ -809,4 +824,4 @@ def _adjacency(edges: np.ndarray, starts: np.ndarray, columns: np.ndarray, switc
                      sets))
 
 
-__all__ += ["sorted_complex", "complex_from_arrays", "switch_arrays"]
+__all__ += ["sorted_complex", "complex_from_arrays", "ranked_edges", "switch_arrays"]

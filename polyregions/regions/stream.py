@@ -36,6 +36,13 @@ An SQLite 3 database with five tables. Numbers in text columns are exact strings
 
 A run holds SQLite's exclusive lock on the file until it ends: a second run on the same store is refused, and
 readers open it once the run is over.
+
+The exports of a finished store
+-------------------------------
+:func:`write_store_json` and :func:`write_store_graphml` write the ``polyregions.regions/1`` JSON export and the
+GraphML graph of the complex from the store (regions read in pattern order and written one at a time), the same
+documents as :func:`~polyregions.regions.export.write_complex_json` and
+:func:`~polyregions.regions.export.write_graphml` write for ``enumerate_regions(..., engine="lp")``.
 """
 
 from __future__ import annotations
@@ -48,18 +55,19 @@ from typing import TYPE_CHECKING, Any, Callable
 from polyregions.errors import InvalidInputError
 from polyregions.regions import _streamed as st
 from polyregions.regions._store import FORMAT, ShareRecords, Store, open_store
+from polyregions.regions._store_export import write_store_graphml, write_store_json
 
 if TYPE_CHECKING:
     from polyregions.exact.lp import Backend
     from polyregions.networks.network import Network
     from polyregions.regions.domains import Domain
 
-__all__ = ["stream_regions", "FORMAT"]
+__all__ = ["stream_regions", "write_store_json", "write_store_graphml", "FORMAT"]
 
 
 def stream_regions(network: "Network", domain: "Domain", path: str | os.PathLike, *, backend: "Backend" = "highs",
                    workers: int = 1, progress: bool = False, share_cells: int | None = None,
-                   on_share: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+                   on_share: Callable[[int, int], None] | None = None, scheduler: Any = None) -> dict[str, Any]:
     """Enumerate the activation regions of ``network`` in ``domain`` into the store at ``path``; return the
     summary that :meth:`RegionComplex.summary` gives for the same enumeration.
 
@@ -81,6 +89,10 @@ def stream_regions(network: "Network", domain: "Domain", path: str | os.PathLike
         First-layer cells per share; by default each share aims at about 2,048 regions at the rate seen so far.
     on_share : callable or None, keyword-only
         Called as ``on_share(shares, regions)`` after each share is committed, with the numbers so far.
+    scheduler : str, dask.distributed.Client or None, keyword-only
+        Refine the shares as tasks of this Dask cluster (an address such as ``"tcp://host:8786"`` or a client;
+        needs ``dask[distributed]``) instead of local processes, at most two per worker thread in flight, each
+        committed as it arrives; the store is the same.
 
     Returns
     -------
@@ -92,7 +104,7 @@ def stream_regions(network: "Network", domain: "Domain", path: str | os.PathLike
     ------
     InvalidInputError
         Before any work: a bad argument, a path that cannot be written, a file that is not a store, the store of
-        another network or domain, or one another process is writing.
+        another network or domain, one another process is writing, or a scheduler that cannot be reached.
     OutputError
         SQLite failed to write (a full disk); every share committed before stays.
 
@@ -107,8 +119,11 @@ def stream_regions(network: "Network", domain: "Domain", path: str | os.PathLike
     >>> stream_regions(pr.sawtooth(2), pr.box([0], [1]), path) == summary  # finished: read back
     True
     """
+    from contextlib import nullcontext
+
     from polyregions._arguments import expect_domain, expect_network, expect_path
     from polyregions._atomic import check_output
+    from polyregions._dask import check_scheduler, dask_client
     from polyregions.exact.lp import BACKENDS
     from polyregions.exact.rationals import _describe
 
@@ -122,12 +137,14 @@ def stream_regions(network: "Network", domain: "Domain", path: str | os.PathLike
         raise InvalidInputError(f"backend: expected one of {', '.join(BACKENDS)}, got {_describe(backend)}")
     if on_share is not None and not callable(on_share):
         raise InvalidInputError(f"on_share: expected a callable or None, got {_describe(on_share)}")
+    check_scheduler(scheduler)
     check_output(name, what="path")
     store = open_store(name, _identity(network, domain))
     try:
         summary = store.summary()
         if summary is None:
-            summary = _run(store, network, domain, backend, workers, progress, share_cells, on_share)
+            with dask_client(scheduler) if scheduler is not None else nullcontext() as client:
+                summary = _run(store, network, domain, backend, workers, progress, share_cells, on_share, client)
         return summary
     finally:
         store.close()
@@ -148,8 +165,11 @@ def _identity(network, domain) -> dict[str, str]:
 
 
 def _run(store: Store, network, domain, backend, workers: int, progress: bool, share_cells: int | None,
-         on_share: Callable[[int, int], None] | None) -> dict[str, Any]:
+         on_share: Callable[[int, int], None] | None, client: Any = None) -> dict[str, Any]:
     from polyregions._progress import progress_bar
+
+    if client is not None:
+        workers = max(1, sum(client.nthreads().values()))  # the cluster's threads share the run
 
     itemsize = int(store.meta["pattern_bytes"])
     with progress_bar(total=1, desc="first layer", enabled=progress, fractional=True) as bar:
@@ -194,7 +214,9 @@ def _run(store: Store, network, domain, backend, workers: int, progress: bool, s
             pending[start:start + cells] = [None] * cells
             return share
 
-        if workers == 1:
+        if client is not None:
+            _on_cluster(client, plan, take, arguments, itemsize, workers, commit)
+        elif workers == 1:
             for start, cells in plan:
                 commit(st.share_records(take(start, cells), *arguments, start, itemsize))
         else:
@@ -232,6 +254,38 @@ def _in_processes(plan, take: Callable[[int, int], list], arguments: tuple, item
                 commit(future.result())
             del finished
             fill()
+
+
+def _on_cluster(client: Any, plan, take: Callable[[int, int], list], arguments: tuple, itemsize: int, threads: int,
+                commit: Callable[[ShareRecords], None]) -> None:
+    """Shares refined as tasks of a Dask cluster, at most two per thread in flight, committed as they complete; an
+    interrupt cancels the tasks still queued or running and keeps what was committed."""
+    from dask.distributed import as_completed
+
+    pending: set = set()
+    arrived = as_completed()
+
+    def fill() -> None:
+        while len(pending) < 2 * threads:
+            share = next(plan, None)
+            if share is None:
+                return
+            start, cells = share
+            future = client.submit(st.share_records, take(start, cells), *arguments, start, itemsize, pure=False)
+            pending.add(future)
+            arrived.add(future)
+
+    try:
+        fill()
+        for future in arrived:
+            pending.discard(future)
+            records = future.result()
+            future.release()  # its result leaves the cluster's memory once committed here
+            commit(records)
+            del records
+            fill()
+    finally:
+        client.cancel([future for future in pending if not future.done()])
 
 
 def _finished(store: Store, network, domain, net, backend, itemsize: int) -> dict[str, Any]:
