@@ -189,3 +189,14 @@ def test_layers_validate_themselves():
         Layer([[1, 2]], [0, 0], relu())
     with pytest.raises(InvalidInputError, match="network: layers\\[1\\].weight: expected 2 columns"):
         Network(1, (Layer([[1], [1]], [0, 0], relu()), Layer([[1]], [0], relu())))
+
+
+@given(st.lists(st.fractions(), min_size=1, max_size=6))
+def test_weight_doubles_are_the_nearest_doubles(row):
+    doubles = Layer([row], [0], relu()).weight_doubles
+    assert doubles.tolist() == [[float(v) for v in row]] and not doubles.flags.writeable
+
+
+def test_weight_doubles_beyond_the_double_range_are_infinite():
+    layer = Layer([[Fraction(10 ** 400), Fraction(-(10 ** 400), 3), Fraction(1, 3)]], [0], relu())
+    assert layer.weight_doubles.tolist() == [[np.inf, -np.inf, 1 / 3]]

@@ -387,8 +387,8 @@ class DeferredRegions(Sequence[Region]):
 
 class _Built:
     """A field given either as its value or as a function that builds it, called on the first read: the engines
-    give the adjacency as arrays, and most runs (counts, linear regions) never read it as a tuple of Python
-    objects, which for a million pairs takes seconds."""
+    give the regions and the adjacency as arrays, and most runs (counts, linear regions) never read them as tuples
+    of Python objects, which for a million pairs takes seconds."""
 
     def __set_name__(self, owner, name: str) -> None:
         self.name = "_" + name
