@@ -191,3 +191,28 @@ def test_near_centroid_is_a_positive_combination_of_every_point():
     assert x == y and Fraction(2, 3) < x < Fraction(2, 3) + 1
     # Without far points (or without near ones) it is the plain centroid.
     assert cv.near_centroid(near, [False] * 3) == (2, 2, 3)
+
+
+@given(st.integers(1, 5), st.data())
+def test_points_moved_onto_planes_lie_on_them_near_the_means(k, data):
+    from polyregions.regions._cell_vertices import _on_planes
+
+    count = data.draw(st.integers(1, 4))
+    scale = 2.0 ** data.draw(st.integers(-60, 60))
+    means = np.array([[data.draw(st.floats(-1, 1)) * scale for _ in range(k)] for _ in range(count)])
+    coefficient = st.integers(-(2 ** 70), 2 ** 70)
+    rows = [tuple(data.draw(st.lists(coefficient, min_size=k, max_size=k).filter(any))) + (data.draw(coefficient),)
+            for _ in range(count)]
+    for mean, row, point in zip(means, rows, _on_planes(means, rows)):
+        assert point is not None and point[-1] > 0 and value(row, point) == 0
+        # every coordinate but the solved one is the mean's, on a grid as fine as doubles at the largest mean
+        moved = [Fraction(v, point[-1]) for v in point[:-1]]
+        close = [abs(x - Fraction(m)) <= Fraction(np.abs(means).max()) * Fraction(1, 2 ** 52) for x, m in
+                 zip(moved, mean.tolist())]
+        assert close.count(False) <= 1
+
+
+def test_a_mean_that_is_not_finite_gives_no_point():
+    from polyregions.regions._cell_vertices import _on_planes
+
+    assert _on_planes(np.array([[np.inf, 0.0], [0.5, 0.5]]), [(1, 0, 1), (1, 1, 1)])[0] is None

@@ -15,6 +15,7 @@ of the certified box of an unbounded domain), from a positive combination that w
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -266,7 +267,7 @@ def facet_points(cell: CellVertices, rows: Sequence[Row], wanted: Sequence[int],
         coordinates = cell.floats[:, :k] / cell.floats[:, k:]  # the scaling by powers of two cancels
         members = cell.tight[:, wanted].T * _weights(coordinates, far)
         means = (members @ coordinates) / members.sum(axis=1)[:, None]
-    near = [_on_plane(mean, rows[i]) if np.isfinite(mean).all() else None for i, mean in zip(wanted, means)]
+    near = _on_planes(means, [rows[i] for i in wanted])
     # On its own row by construction; kept when strictly inside every other row, else the centroid is taken.
     good = [t for t, point in enumerate(near) if point is not None]
     ok = np.zeros(len(near), dtype=bool)
@@ -345,16 +346,33 @@ def near_centroid(points: Sequence[Point], far: Sequence[bool]) -> Point:
     return tuple(v // divisor for v in point)
 
 
-def _on_plane(mean: np.ndarray, row: Row) -> Point:
-    """The point of doubles ``mean`` with its coordinate along the row's largest coefficient solved exactly so
-    that the row holds with equality."""
-    x = float_point(mean.tolist())
-    a, scale, k = row[:-1], x[-1], len(row) - 1
-    j = max(range(k), key=lambda t: abs(a[t]))
-    point = [a[j] * v for v in x[:-1]] + [a[j] * scale]
-    point[j] = row[-1] * scale - sum(a[t] * x[t] for t in range(k) if t != j)  # a . X = c w
-    divisor = math.gcd(*point) if a[j] > 0 else -math.gcd(*point)
-    return tuple(v // divisor for v in point)
+def _on_planes(means: np.ndarray, rows: Sequence[Row]) -> list[Point | None]:
+    """For each mean (a row of doubles) and row: a point near the mean on the row's hyperplane (None where the
+    mean is not finite). The means are rounded to a grid of powers of two as fine as doubles at their largest
+    coordinate, and each point's coordinate along its row's largest coefficient is solved exactly."""
+    found: list[Point | None] = [None] * len(means)
+    finite = np.flatnonzero(np.isfinite(means).all(axis=1))
+    if not finite.size:
+        return found
+    largest = float(np.abs(means[finite]).max())
+    p = 52 - math.frexp(largest)[1]  # every grid coordinate below 2^52 in absolute value: exact in int64
+    grid = np.rint(np.ldexp(means[finite], p)).astype(np.int64).tolist()
+    w, shift = (1 << p, 0) if p >= 0 else (1, -p)
+    for t, x in zip(finite.tolist(), grid):
+        if shift:
+            x = [v << shift for v in x]
+        row = rows[t]
+        a = row[:-1]
+        magnitudes = list(map(abs, a))
+        j = magnitudes.index(max(magnitudes))
+        aj = a[j] if a[j] > 0 else -a[j]  # the point's last entry a_j w must be positive
+        sign = 1 if a[j] > 0 else -1
+        point = [aj * v for v in x]
+        point[j] = sign * (row[-1] * w - sum(map(operator.mul, a, x)) + a[j] * x[j])  # a . X = c w
+        point.append(aj * w)
+        divisor = math.gcd(*point)
+        found[t] = tuple([v // divisor for v in point])
+    return found
 
 
 def _centroid(points: list[Point]) -> Point:
