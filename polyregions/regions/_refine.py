@@ -26,6 +26,7 @@ forward pass and proves the guess in integers (:func:`_adjacency`).
 from __future__ import annotations
 
 import bisect
+import operator
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import partial
@@ -870,11 +871,12 @@ def _touches(cell: _Cell, q: Point, facet: Row) -> bool:
     """Whether ``cell`` lies on the other side of the hyperplane of the row ``facet`` (it has the negated row:
     rows are primitive) with every other row strict at ``q`` (a point of that hyperplane), exactly."""
     across = cp.negated(facet)
+    reflected = q[:-1] + (-q[-1],)  # row . reflected is cp.value(row, q)
     found = False
     for row in cell.rows:
         if row == across:
             found = True
-        elif cp.value(row, q) >= 0:  # the row ``facet`` itself included: zero at q
+        elif sum(map(operator.mul, row, reflected)) >= 0:  # the row ``facet`` itself included: zero at q
             return False
     return found
 
