@@ -275,3 +275,53 @@ def test_a_region_whose_rounded_centroid_is_not_inside_gets_a_certified_point():
     for centroid in [(1, 0, 3), None]:
         A, b, point = refine_module._geometry(rows, None, centroid, "highs")
         assert all(sum(a * x for a, x in zip(row, point)) < bi for row, bi in zip(A, b))
+
+
+@st.composite
+def _networks_with_copied_units(draw):
+    """Networks whose later units often repeat an earlier unit's hyperplane (a copy of its output, whose
+    hyperplane on the cells where that unit is active is the unit's own) or sit at a breakpoint on whole cells
+    (a copy where that unit is off): the cases where the pattern across an inherited facet changes in more
+    than the neuron that cut it."""
+    activation = st.sampled_from([act.relu(), act.hardtanh(), act.leaky_relu(Fraction(1, 4))])
+    entry = st.integers(-2, 2).map(Fraction)
+    n0 = draw(st.sampled_from([2, 3]))
+    layers, fan_in = [], n0
+    for _ in range(draw(st.integers(2, 3))):
+        width = draw(st.integers(1, 3))
+        weight, bias = [], []
+        for _ in range(width):
+            if fan_in and draw(st.booleans()):
+                copied = draw(st.integers(0, fan_in - 1))
+                weight.append([Fraction(int(i == copied)) for i in range(fan_in)])
+                bias.append(draw(st.sampled_from([Fraction(0), Fraction(-1), Fraction(1)])))
+            else:
+                weight.append(draw(st.lists(entry, min_size=fan_in, max_size=fan_in)))
+                bias.append(draw(entry))
+        layers.append((weight, bias, draw(activation)))
+        fan_in = width
+    layers.append(([[Fraction(1)] * fan_in], [Fraction(0)], act.linear()))
+    return Network.from_layers(n0, layers)
+
+
+@settings(max_examples=40, deadline=None)
+@given(_networks_with_copied_units())
+def test_neighbours_read_off_the_cuts_agree_with_the_brute_force_oracle_when_later_units_copy_earlier_ones(net):
+    _check_against_the_oracle(net)
+
+
+@pytest.mark.parametrize("widths", [[2, 5, 5, 5, 1], [3, 4, 4, 4, 1]])
+def test_neighbours_read_off_the_cuts_are_those_proved_at_facet_points(widths):
+    from polyregions.networks.initializers import he_normal
+
+    net = he_normal(widths, seed=5)
+    box = dom.box([-1] * widths[0], [1] * widths[0])
+    by_cuts = refine(net, box)
+    assert any(any(cell_flip is not None for cell_flip in flips) for flips in _final_flips(net, box))
+    assert by_cuts.adjacency == refine(net, box, method="programs").adjacency
+
+
+def _final_flips(net, box):
+    """The flips of the final cells of a refinement by vertices (some must be known for the test to test them)."""
+    start, certified = refine_module.domain_cell(net, box, "highs")
+    return [cell.flips for cell in refine_module._finished([start], net.layers, "highs", box=certified)]

@@ -18,9 +18,13 @@ program. Cells cut by vertices need no point at all while they are cut: a unit's
 part's sides, and the points come from the vertices when the cells are final.
 
 The adjacency: the regions form a polyhedral complex, so each facet after the domain's rows is shared by exactly
-two regions. Across the last layer's cuts of one cell, the two are read off their sides (:func:`_siblings`);
-across every other facet, the region below its hyperplane guesses the one beyond a point of the facet by a float
-forward pass and proves the guess in integers (:func:`_adjacency`).
+two regions. Across the last layer's cuts of one cell, the two are read off their sides (:func:`_siblings`).
+Across a facet an earlier layer's cut made, only the neuron that cut it changes piece unless a later unit's
+hyperplane is the facet's own or a unit sits at a breakpoint on a whole cell, which the cuts see
+(:func:`_still_flipping`): the region across is read off the pattern (``_Cell.flips``). Across every other
+facet, the region below its hyperplane guesses the one beyond a point of the facet by a float forward pass and
+proves the guess in integers (:func:`_adjacency`). Every region read off a pattern must be among the regions
+found, which is checked.
 """
 
 from __future__ import annotations
@@ -65,6 +69,10 @@ Method = Literal["auto", "vertices", "programs"]
 METHODS: tuple[Method, ...] = get_args(Method)
 
 
+#: How the pattern changes across a facet: neuron ``n`` (its index in the pattern) takes piece ``p``.
+_Flip = tuple[int, int]
+
+
 @dataclass(frozen=True)
 class _Cell:
     rows: tuple[Row, ...]
@@ -84,6 +92,9 @@ class _Cell:
     # A finished cell cut by vertices without a point: the centroid of its vertices rounded to doubles (weighting
     # those on the certified box little), tried first when a point is asked for (:func:`_geometry`).
     centroid: Optional[Point] = None
+    # Per row (none, or one per row): how the pattern changes across its facet when that is read off the cuts,
+    # ``(neuron, piece)`` (:func:`_flipped`), else None. Empty: none is known.
+    flips: tuple[Optional[_Flip], ...] = ()
 
     def cut(self, row: Row, point: Point, facet_points) -> "_Cell":
         """The part of the cell where ``row`` holds, with an interior point and the facet points it keeps."""
@@ -98,7 +109,8 @@ class _Cell:
     def __reduce__(self):
         # FLINT matrices do not pickle: they travel to worker processes as integer pairs.
         return _rebuilt_cell, (self.rows, self.floats, self.point, self.pattern, _plain(self.M), _plain(self.c),
-                               self.facet_points, self.domain_rows, self.vertices, self.siblings, self.centroid)
+                               self.facet_points, self.domain_rows, self.vertices, self.siblings, self.centroid,
+                               self.flips)
 
 
 #: The affine map of a finished cell: no later layer reads it.
@@ -109,12 +121,12 @@ def _plain(matrix: fmpq_mat) -> tuple[int, int, list[tuple[int, int]]]:
     return matrix.nrows(), matrix.ncols(), [(int(v.p), int(v.q)) for v in matrix.entries()]
 
 
-def _rebuilt_cell(rows, floats, point, pattern, M, c, facet_points, domain_rows, vertices, siblings, centroid
-                  ) -> _Cell:
+def _rebuilt_cell(rows, floats, point, pattern, M, c, facet_points, domain_rows, vertices, siblings, centroid,
+                  flips) -> _Cell:
     def matrix(n, k, entries):
         return fmpq_mat(n, k, [fmpq(p, q) for p, q in entries])
     return _Cell(rows, floats, point, pattern, matrix(*M), matrix(*c), facet_points, domain_rows, vertices,
-                 siblings, centroid)
+                 siblings, centroid, flips)
 
 
 def refine(network: "Network", domain: "Domain", *, backend: Backend = "highs", progress: bool = False,
@@ -234,7 +246,8 @@ def _unboxed(cell: _Cell, box: frozenset[Row]) -> _Cell:
     return replace(cell, rows=tuple(cell.rows[i] for i in keep),
                    floats=None if cell.floats is None else cell.floats[keep],
                    facet_points=tuple(cell.facet_points[i] for i in keep),
-                   domain_rows=cell.domain_rows - (len(cell.rows) - len(keep)))
+                   domain_rows=cell.domain_rows - (len(cell.rows) - len(keep)),
+                   flips=tuple(cell.flips[i] for i in keep) if cell.flips else ())
 
 
 def _geometry(rows: tuple[Row, ...], point: Optional[Point], centroid: Optional[Point], backend: Backend):
@@ -282,20 +295,22 @@ def _refined(cells: list[_Cell], layers, backend: Backend, bar=None, finish=None
     return [finish(cell) for cell in cells] if finish is not None and end == 0 else cells
 
 
-def _finished(cells: list[_Cell], layers, backend: Backend, bar=None, box: frozenset[Row] = frozenset()
-              ) -> list[_Cell]:
+def _finished(cells: list[_Cell], layers, backend: Backend, bar=None, box: frozenset[Row] = frozenset(),
+              flipping: bool = True) -> list[_Cell]:
     """``_refined``, each final cell given the facet points it still lacks as soon as it is made (where the
     cells are, and before the vertices of the next ones are built); ``box`` holds the rows of the certified
-    box, if any."""
-    return _refined(cells, layers, backend, bar, finish=partial(_with_facet_points, box=box), box=box)
+    box, if any; ``flipping`` as in :func:`_with_facet_points`."""
+    return _refined(cells, layers, backend, bar, finish=partial(_with_facet_points, box=box, flipping=flipping),
+                    box=box)
 
 
-def _finished_share(cells: list[_Cell], layers, backend: Backend, box: frozenset[Row], net: "Network"
-                    ) -> tuple[list[_Cell], _Proved, list[_FacetKey]]:
+def _finished_share(cells: list[_Cell], layers, backend: Backend, box: frozenset[Row], net: "Network",
+                    flipping: bool = True) -> tuple[list[_Cell], _Proved, list[_FacetKey]]:
     """``_finished`` on a share of the cells (in a worker), with the facet neighbours proved among them and the
-    facets left open (:func:`_share_neighbours`)."""
+    facets left open (:func:`_share_neighbours`). The neighbours read off flips may lie in other shares; without
+    ``flipping`` every facet a cell proves gets a point, and every pair proved lies within the share."""
     with collector_paused(), one_blas_thread():
-        cells = _finished(cells, layers, backend, None, box)
+        cells = _finished(cells, layers, backend, None, box, flipping)
         return (cells, *_share_neighbours(cells, net))
 
 
@@ -382,7 +397,8 @@ def _refine_cell(cell: _Cell, layer: _ExactLayer, backend: Backend, box: frozens
     table, offsets = G.table(), g.entries()  # indexing FLINT matrices entry by entry is slow
     if cell.vertices is not None and not layer.groups:
         return _refine_by_vertices(cell, layer, table, offsets, box, last)
-    pieces = [cell]
+    # No flips through programs or max groups (a tie of a group may lie on a facet): those facets get points.
+    pieces = [replace(cell, flips=()) if cell.flips else cell]
     for cut in _unit_rows(layer, table, offsets):
         pieces = [part for piece in pieces for part in _split(piece, cut, backend, box)]
     for group in layer.groups:
@@ -432,15 +448,22 @@ def _refine_by_vertices(cell: _Cell, layer: _ExactLayer, table: list[list[fmpq]]
     """
     rows: list[Row] = []
     owners: list[int] = []
+    flips: list[tuple[_Flip, _Flip]] = []  # per row: across it from below, and from above
     choices = []  # per unit, its piece where it does not depend on the part
+    neuron = len(cell.pattern)  # the pattern index of the next unit that is not linear
+    stuck = False  # a unit constant on the cell at one of its breakpoints
     for j, (is_linear, breakpoints, _) in enumerate(layer.units):
         if not is_linear and any(table[j]):
-            for xi in breakpoints:
+            for b, xi in enumerate(breakpoints):
                 rows.append(primitive((*table[j], xi - offsets[j])))  # z_j <= xi
                 owners.append(j)
+                flips.append(((neuron, b + 1), (neuron, b)))  # a part's facet on it: pieces b below, b + 1 above
             choices.append(0)
         else:
             choices.append(0 if is_linear else bisect.bisect_left(breakpoints, offsets[j]))  # constant here
+            stuck = stuck or (not is_linear and offsets[j] in breakpoints)
+        neuron += not is_linear
+    cell = _still_flipping(cell, rows, stuck)
     assert cell.vertices is not None
     if rows:
         # One product of all the rows with the cell's vertices (exact signs): a hyperplane that misses the cell
@@ -454,6 +477,7 @@ def _refine_by_vertices(cell: _Cell, layer: _ExactLayer, table: list[list[fmpq]]
         below = above = np.zeros(0, dtype=bool)
     crossing = np.flatnonzero(below & above).tolist()
     cuts = [rows[r] for r in crossing]
+    cut_flips = _distinct_flips(cuts, [flips[r] for r in crossing])
     # Per part: how many of its first rows are the cell's, its side of each crossing hyperplane so far, and the
     # signs of its vertices at the crossing hyperplanes still to cut (a part's new vertices get theirs once).
     parts: list[tuple[_Cell, int, list[int], np.ndarray]] = [(cell, len(cell.rows), [], signs[:, crossing])]
@@ -464,7 +488,7 @@ def _refine_by_vertices(cell: _Cell, layer: _ExactLayer, table: list[list[fmpq]]
             if (at[:, 0] < 0).any() and (at[:, 0] > 0).any():
                 later = cv.Later(cuts[step + 1:], floats[crossing[step + 1:]], at[:, 1:], last)
                 for side, (child, facets, child_later) in zip((-1, 1), _vertex_parts(part, row, at[:, 0], later,
-                                                                                      crossings)):
+                                                                                      crossings, cut_flips[step])):
                     assert child_later is not None
                     cut_parts.append((child, int(np.count_nonzero(facets[:inherited])), sides + [side],
                                       child_later.signs))
@@ -521,6 +545,42 @@ def _siblings(parts: list[_Cell], inherited: list[int], sides: np.ndarray, cuts:
             raise CertificateError("a facet cut by a layer without exactly one part across it")
         finished.append(replace(part, siblings=siblings))
     return finished
+
+
+def _still_flipping(cell: _Cell, rows: list[Row], stuck: bool) -> _Cell:
+    """The cell without the flips of its rows that a layer's units (hyperplanes ``rows``; ``stuck`` when a unit is
+    constant at a breakpoint on the cell) may switch across too.
+
+    A flip of a facet F on hyperplane H says that across F only the neuron that cut H changes piece. Near a point
+    of the relative interior of F off the (k-2)-dimensional traces of other hyperplanes, every unit of a later
+    layer takes the same piece on both sides: its pre-activation is continuous, and a hyperplane of it that is not
+    H meets F in such a trace at most. So a flip holds unless a unit's hyperplane on the cell is H itself, or a unit
+    sits at a breakpoint on the whole cell (its value on F is the breakpoint, and across F it may move either way).
+    """
+    if not cell.flips or not any(cell.flips):
+        return cell
+    if stuck:
+        return replace(cell, flips=())
+    planes = {_plane(row)[0] for row in rows}
+    flips = tuple(None if flip is None or _plane(row)[0] in planes else flip
+                  for row, flip in zip(cell.rows, cell.flips))
+    return replace(cell, flips=flips) if flips != cell.flips else cell
+
+
+def _distinct_flips(cuts: list[Row], flips: list[tuple[_Flip, _Flip]]
+                    ) -> list[tuple[Optional[_Flip], Optional[_Flip]]]:
+    """The flips of the cutting rows, none for rows whose hyperplane another unit's row shares (more than one
+    neuron switches there)."""
+    planes = [_plane(row)[0] for row in cuts]
+    counts: dict[Row, int] = {}
+    for plane in planes:
+        counts[plane] = counts.get(plane, 0) + 1
+    return [flip if counts[plane] == 1 else (None, None) for plane, flip in zip(planes, flips)]
+
+
+def _flipped(pattern: tuple[int, ...], flip: _Flip) -> tuple[int, ...]:
+    neuron, piece = flip
+    return pattern[:neuron] + (piece,) + pattern[neuron + 1:]
 
 
 def _argmax_parts(cell: _Cell, G: fmpq_mat, g: fmpq_mat, group: tuple[int, ...], backend: Backend,
@@ -594,21 +654,27 @@ def _below(cell: _Cell, row: Row, backend: Backend, box: frozenset[Row]) -> _Cel
 
 
 def _vertex_parts(cell: _Cell, row: Row, signs: np.ndarray, later: cv.Later | None = None,
-                  crossings: cv.Crossings | None = None) -> list[tuple[_Cell, np.ndarray, cv.Later | None]]:
+                  crossings: cv.Crossings | None = None, flips: tuple[Optional[_Flip], Optional[_Flip]] = (None, None)
+                  ) -> list[tuple[_Cell, np.ndarray, cv.Later | None]]:
     """The parts of a cell that carries its vertices below and above the hyperplane of ``row``, whose vertices lie
     strictly on both sides (``signs``): each with a boolean mask of the cell's rows that are still its facets and
     its own ``later`` (``later`` and ``crossings`` as in :func:`~polyregions.regions._cell_vertices.cut`). Its
-    rows are those, in order, followed by the cutting row (``row`` below, its negation above). The parts get
-    neither a point nor facet points: :func:`_with_facet_points` finds them when they are final."""
+    rows are those, in order, followed by the cutting row (``row`` below, its negation above), whose flip is
+    ``flips[0]`` below and ``flips[1]`` above. The parts get neither a point nor facet points:
+    :func:`_with_facet_points` finds them when they are final."""
     assert cell.vertices is not None
     parts = []
-    for bounding, (vertices, facets, part_later) in zip((row, cp.negated(row)),
-                                                        cv.cut(cell.vertices, row, signs, len(row) - 1, later,
-                                                               crossings)):
+    for bounding, flip, (vertices, facets, part_later) in zip((row, cp.negated(row)), flips,
+                                                              cv.cut(cell.vertices, row, signs, len(row) - 1, later,
+                                                                     crossings)):
         keep = facets.tolist()
         rows = tuple(r for r, facet in zip(cell.rows, keep) if facet) + (bounding,)
+        part_flips: tuple[Optional[_Flip], ...] = ()
+        if cell.flips or flip is not None:
+            kept = tuple(f for f, facet in zip(cell.flips, keep) if facet) if cell.flips else (None,) * (len(rows) - 1)
+            part_flips = kept + (flip,)
         parts.append((_Cell(rows, None, None, cell.pattern, cell.M, cell.c, (), sum(keep[:cell.domain_rows]),
-                            vertices), facets, part_later))
+                            vertices, flips=part_flips), facets, part_later))
     return parts
 
 
@@ -628,11 +694,12 @@ def _vertex_point(cell: _Cell, box: frozenset[Row]) -> Point:
                              np.zeros(len(cell.vertices.points), dtype=bool) if far is None else far)
 
 
-def _with_facet_points(cell: _Cell, box: frozenset[Row] = frozenset()) -> _Cell:
+def _with_facet_points(cell: _Cell, box: frozenset[Row] = frozenset(), flipping: bool = True) -> _Cell:
     """A final cell with a point on every facet after the domain's that it proves (:func:`_proves_facet`; not
-    those whose neighbours are its ``siblings``), near the centroid of its vertices where it has none, and
-    without its vertices, its float rows and its affine map, which nothing after the cuts needs (and which would
-    be most of what worker processes send back).
+    those whose neighbours are its ``siblings`` or, when ``flipping``, read off its ``flips``), near the centroid
+    of its vertices where it has none, and without its vertices, its float rows and its affine map, which nothing
+    after the cuts needs (and which would be most of what worker processes send back); without its flips unless
+    ``flipping``.
 
     On a cell that touches the certified box (rows ``box``: the region is unbounded) those points lie near
     the facets' vertices off the box, weighting those on the box very little: short numbers, and points where
@@ -642,15 +709,16 @@ def _with_facet_points(cell: _Cell, box: frozenset[Row] = frozenset()) -> _Cell:
     point, centroid = cell.point, None
     if cell.vertices is not None:  # cells cut by programs keep a point on every facet
         far = _far_vertices(cell, box)
+        flips = cell.flips if flipping else ()
         missing = [i for i in range(cell.domain_rows, len(cell.rows) - len(cell.siblings))
-                   if points[i] is None and _proves_facet(cell.rows[i])]
+                   if points[i] is None and _proves_facet(cell.rows[i]) and not (flips and flips[i])]
         if missing:
             for i, facet_point in zip(missing, cv.facet_points(cell.vertices, cell.rows, missing, far=far)):
                 points[i] = facet_point
         if point is None:
             centroid = cv.centroid(cell.vertices, far)
     return replace(cell, point=point, centroid=centroid, facet_points=tuple(points), vertices=None, floats=None,
-                   M=_NO_MAP, c=_NO_MAP)
+                   M=_NO_MAP, c=_NO_MAP, flips=cell.flips if flipping else ())
 
 
 def _far_point(cell: _Cell, far: Row, backend: Backend) -> Optional[Point]:
@@ -702,7 +770,8 @@ def _irredundant(cell: _Cell, backend: Backend) -> _Cell:
             points[i] = cp.toward(cell.point, beyond, cell.rows[i], _ZERO)
     return replace(cell, rows=tuple(cell.rows[j] for j in keep),
                    floats=None if cell.floats is None else cell.floats[keep],
-                   facet_points=tuple(points[j] for j in keep))
+                   facet_points=tuple(points[j] for j in keep),
+                   flips=tuple(cell.flips[j] for j in keep) if cell.flips else ())
 
 
 def _plane(row: Row) -> tuple[Row, int]:
@@ -751,7 +820,7 @@ class _Facets:
         """The facets whose neighbours are to be found: after the domain's rows and before the siblings', seen
         from below (:func:`_proves_facet`)."""
         return [(cell, i) for cell in cells for i in range(cell.domain_rows, len(cell.rows) - len(cell.siblings))
-                if _proves_facet(cell.rows[i])]
+                if _proves_facet(cell.rows[i]) and not (cell.flips and cell.flips[i])]
 
     def prove(self, cell: _Cell, i: int, guess: tuple[int, ...] | None, across: _Proved) -> bool:
         """Whether the cell of pattern ``guess`` shares facet ``i`` of ``cell`` (recorded in ``across``), proved
@@ -781,12 +850,15 @@ def _float_guesses(facets: list[tuple[_Cell, int]], floats: "_FloatPatterns") ->
 
 
 def _sibling_pairs(cells: Iterable[_Cell]) -> _Proved:
-    """The facet neighbours the last layer's cuts gave (``_Cell.siblings``)."""
+    """The facet neighbours read off the cuts: the last layer's (``_Cell.siblings``) and the flips."""
     across: _Proved = set()
     for cell in cells:
         first = len(cell.rows) - len(cell.siblings)
         for row, other in zip(cell.rows[first:], cell.siblings):
             across.add((_ordered(cell.pattern, other), _plane(row)[0]))
+        for row, flip in zip(cell.rows[:first], cell.flips):
+            if flip is not None:
+                across.add((_ordered(cell.pattern, _flipped(cell.pattern, flip)), _plane(row)[0]))
     return across
 
 
@@ -849,6 +921,8 @@ def _adjacency(cells: list[_Cell], regions: list[Region], net: "Network", backen
             if other_side != side and other is not cell and _share_facet(region, region_of[other.pattern], i,
                                                                           backend):
                 across.add((_ordered(cell.pattern, other.pattern), plane))
+    if any(p not in facets.by_pattern or q not in facets.by_pattern for (p, q), _ in across):
+        raise CertificateError("a facet's neighbour read off the cuts is not among the regions")
     return [pair for pair, _ in across]  # each once: two convex cells share at most one facet
 
 

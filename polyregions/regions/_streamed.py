@@ -117,7 +117,8 @@ def share_records(cells: Sequence[_Cell], layers: Sequence, backend: Backend, bo
     """A share of the first layer's cells refined by the later layers (``_finished_share``), as rows of the
     store: regions in pattern order without the certified box's rows, the pairs proved among them, and the
     facets left open with their exact points."""
-    finished, across, open_facets = _finished_share(list(cells), list(layers), backend, box, net)
+    # Without flips: every pair proved lies within the share, and every other facet keeps its point in the store.
+    finished, across, open_facets = _finished_share(list(cells), list(layers), backend, box, net, flipping=False)
     if box:
         finished = [_unboxed(cell, box) for cell in finished]
     finished.sort(key=lambda cell: cell.pattern)
