@@ -655,11 +655,23 @@ class RegionComplex:
 def sorted_complex(network, domain, regions: list[Region], adjacency_by_pattern: Iterable[tuple[tuple, tuple]],
                    *, exact: bool, engine: "Engine") -> RegionComplex:
     """Build a complex with regions sorted by pattern from adjacency given as pairs of patterns (a pair given
-    twice counts once)."""
+    twice counts once).
+
+    Raises
+    ------
+    CertificateError
+        When a pair names a pattern that is not among the regions' (an engine read it off wrongly).
+    """
     position = {r.pattern: i for i, r in enumerate(regions)}
     width = len(regions[0].pattern) if regions else 0
     patterns = np.array([r.pattern for r in regions], dtype=np.int64).reshape(len(regions), width)
-    pairs = np.array([(position[p], position[q]) for p, q in adjacency_by_pattern], dtype=np.int64).reshape(-1, 2)
+    try:
+        pairs = np.array([(position[p], position[q]) for p, q in adjacency_by_pattern],
+                         dtype=np.int64).reshape(-1, 2)
+    except KeyError as missing:
+        from polyregions.errors import CertificateError
+
+        raise CertificateError(f"an adjacent pair names the pattern {missing.args[0]}, which no region has") from None
     return complex_from_arrays(network, domain, regions, patterns, pairs, exact=exact, engine=engine)
 
 
