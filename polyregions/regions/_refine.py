@@ -795,8 +795,9 @@ def _proves_facet(row: Row) -> bool:
     return False
 
 
-#: Facet neighbours proved, each pair of patterns with the hyperplane of the facet they share.
-_Proved = set[tuple[tuple[tuple[int, ...], tuple[int, ...]], Row]]
+#: Facet neighbours proved, each pair of patterns with the hyperplane of the facet they share (None for those read
+#: off the cuts).
+_Proved = set[tuple[tuple[tuple[int, ...], tuple[int, ...]], Optional[Row]]]
 #: A facet named independently of the domain's (or the certified box's) rows, (pattern, row - domain rows), with
 #: the float guess of the pattern across it (None when there is none).
 _FacetKey = tuple[tuple[int, ...], int, Optional[tuple[int, ...]]]
@@ -850,15 +851,17 @@ def _float_guesses(facets: list[tuple[_Cell, int]], floats: "_FloatPatterns") ->
 
 
 def _sibling_pairs(cells: Iterable[_Cell]) -> _Proved:
-    """The facet neighbours read off the cuts: the last layer's (``_Cell.siblings``) and the flips."""
+    """The facet neighbours read off the cuts: the last layer's (``_Cell.siblings``) and the flips, without their
+    hyperplanes (only :meth:`_Facets.prove` looks a pair up with one, to skip a proof, and the facet across one
+    read off the cuts is read off them too)."""
     across: _Proved = set()
     for cell in cells:
         first = len(cell.rows) - len(cell.siblings)
-        for row, other in zip(cell.rows[first:], cell.siblings):
-            across.add((_ordered(cell.pattern, other), _plane(row)[0]))
-        for row, flip in zip(cell.rows[:first], cell.flips):
+        for other in cell.siblings:
+            across.add((_ordered(cell.pattern, other), None))
+        for flip in cell.flips[:first]:
             if flip is not None:
-                across.add((_ordered(cell.pattern, _flipped(cell.pattern, flip)), _plane(row)[0]))
+                across.add((_ordered(cell.pattern, _flipped(cell.pattern, flip)), None))
     return across
 
 
