@@ -50,7 +50,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from polyregions.errors import InvalidInputError
 from polyregions.regions import _streamed as st
@@ -227,65 +227,63 @@ def _run(store: Store, network, domain, backend, workers: int, progress: bool, s
 
 def _in_processes(plan, take: Callable[[int, int], list], arguments: tuple, itemsize: int, workers: int,
                   commit: Callable[[ShareRecords], None]) -> None:
-    """Shares refined in a pool, at most two per worker in flight (their results wait in memory), committed as
-    they complete; an interrupt kills the workers and keeps what was committed."""
+    """Shares refined in a pool, committed as they complete (:func:`_in_flight`); an interrupt kills the
+    workers and keeps what was committed."""
     from concurrent.futures import FIRST_COMPLETED, wait
 
     from polyregions._pools import process_pool, submit_all
 
     with process_pool(workers) as pool:
-        pending: set = set()
+        def submit(start: int, cells: int):
+            return submit_all(pool, st.share_records, [(take(start, cells), *arguments, start, itemsize)])[0]
 
-        def fill() -> None:
-            while len(pending) < 2 * workers:
-                share = next(plan, None)
-                if share is None:
-                    return
-                start, cells = share
-                pending.update(submit_all(pool, st.share_records,
-                                          [(take(start, cells), *arguments, start, itemsize)]))
-
-        fill()
-        while pending:
-            finished, rest = wait(pending, return_when=FIRST_COMPLETED)
-            pending.clear()
-            pending.update(rest)
-            for future in finished:
-                commit(future.result())
-            del finished
-            fill()
+        _in_flight(plan, submit, lambda pending: wait(pending, return_when=FIRST_COMPLETED)[0], 2 * workers,
+                   commit)
 
 
 def _on_cluster(client: Any, plan, take: Callable[[int, int], list], arguments: tuple, itemsize: int, threads: int,
                 commit: Callable[[ShareRecords], None]) -> None:
-    """Shares refined as tasks of a Dask cluster, at most two per thread in flight, committed as they complete; an
-    interrupt cancels the tasks still queued or running and keeps what was committed."""
-    from dask.distributed import as_completed
+    """Shares refined as tasks of a Dask cluster, committed as they complete (:func:`_in_flight`); an interrupt
+    cancels the tasks still queued or running and keeps what was committed."""
+    from dask.distributed import wait
+
+    def submit(start: int, cells: int):
+        return client.submit(st.share_records, take(start, cells), *arguments, start, itemsize, pure=False)
 
     pending: set = set()
-    arrived = as_completed()
+    try:
+        _in_flight(plan, submit, lambda waiting: wait(waiting, return_when="FIRST_COMPLETED").done, 2 * threads,
+                   commit, pending, release=lambda future: future.release())
+    finally:
+        client.cancel([future for future in pending if not future.done()])
+
+
+def _in_flight(plan, submit: Callable[[int, int], Any], first_done: Callable[[set], Iterable], limit: int,
+               commit: Callable[[ShareRecords], None], pending: set | None = None,
+               release: Callable[[Any], None] | None = None) -> None:
+    """Submit the shares of ``plan`` with at most ``limit`` in flight (their results wait in memory), and commit
+    each as it completes: ``first_done(pending)`` waits for some to complete and gives them; ``release`` drops a
+    committed one's result where it was made. ``pending`` (kept by the caller, to cancel what is left) holds the
+    futures in flight."""
+    pending = set() if pending is None else pending
 
     def fill() -> None:
-        while len(pending) < 2 * threads:
+        while len(pending) < limit:
             share = next(plan, None)
             if share is None:
                 return
-            start, cells = share
-            future = client.submit(st.share_records, take(start, cells), *arguments, start, itemsize, pure=False)
-            pending.add(future)
-            arrived.add(future)
+            pending.add(submit(*share))
 
-    try:
-        fill()
-        for future in arrived:
+    fill()
+    while pending:
+        for future in list(first_done(pending)):
             pending.discard(future)
             records = future.result()
-            future.release()  # its result leaves the cluster's memory once committed here
+            if release is not None:
+                release(future)  # its result leaves the worker's memory once committed here
             commit(records)
             del records
-            fill()
-    finally:
-        client.cancel([future for future in pending if not future.done()])
+        fill()
 
 
 def _finished(store: Store, network, domain, net, backend, itemsize: int) -> dict[str, Any]:
