@@ -46,7 +46,8 @@ def process_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
             # SIGTERM to the whole process group: the workers died of it before the parent's exception came
             raise KeyboardInterrupt from None
         raise
-    executor.shutdown(wait=True)
+    with deferred_interrupts():  # every task is done, so quick; and not left half done (see stop_pool)
+        executor.shutdown(wait=True)
 
 
 def submit_all(executor: ProcessPoolExecutor, function: Callable[..., Any],
@@ -67,7 +68,10 @@ def stop_pool(executor: ProcessPoolExecutor) -> None:
         # would wait for the rest forever: with this process's copy of the write end closed (the parent never
         # writes there), the dead workers' copies were the last, and the reader gets end-of-file instead.
         results._writer.close()
-    executor.shutdown(wait=True, cancel_futures=True)
+    # Not cut short by a second interrupt: Python 3.11 would then race the pool's thread at exit (writing to
+    # the wakeup pipe that thread is closing: "Bad file descriptor").
+    with deferred_interrupts():
+        executor.shutdown(wait=True, cancel_futures=True)
 
 
 def _start_worker(parent: int, start_method: str) -> None:

@@ -9,23 +9,26 @@ process, so the complex is the same whatever the split.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from polyregions.regions._shares import Joined
 
 __all__ = ["refined_on_cluster"]
 
 def refined_on_cluster(cells: list, layers, backend: str, scheduler: Any, bar, box: frozenset, net: Any
-                       ) -> tuple[list, tuple[set, list]]:
-    """``_finished_share`` of :mod:`polyregions.regions._refine` on shares of ``cells`` as tasks of the cluster at
+                       ) -> "Joined":
+    """``_handed_on`` of :mod:`polyregions.regions._refine` on shares of ``cells`` as tasks of the cluster at
     ``scheduler`` (an address or a client), joined; an interrupt cancels the tasks still queued or running."""
     from polyregions._dask import dask_client
-    from polyregions.regions._refine import _SHARES_PER_WORKER, _finished_share, _joined, _shares
+    from polyregions.regions._refine import _SHARES_PER_WORKER, _handed_on, _joined, _shares
 
     with dask_client(scheduler) as client:
         from dask.distributed import as_completed
 
         threads = max(1, sum(client.nthreads().values()))
         shares = _shares(cells, _SHARES_PER_WORKER * threads)
-        futures = [client.submit(_finished_share, share, layers, backend, box, net, pure=False) for share in shares]
+        futures = [client.submit(_handed_on, share, layers, backend, box, net, pure=False) for share in shares]
         try:
             return _joined((future.result() for future in as_completed(futures)), bar, len(layers) / len(shares))
         finally:

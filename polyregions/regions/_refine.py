@@ -23,8 +23,8 @@ Across a facet an earlier layer's cut made, only the neuron that cut it changes 
 hyperplane is the facet's own or a unit sits at a breakpoint on a whole cell, which the cuts see
 (:func:`_still_flipping`): the region across is read off the pattern (``_Cell.flips``). Across every other
 facet, the region below its hyperplane guesses the one beyond a point of the facet by a float forward pass and
-proves the guess in integers (:func:`_adjacency`). Every region read off a pattern must be among the regions
-found, which is checked.
+proves the guess in integers (:func:`_share_neighbours`, :func:`_decided`). Every region read off a pattern must be
+among the regions found, which is checked.
 """
 
 from __future__ import annotations
@@ -49,7 +49,8 @@ from polyregions.regions import _cell_vertices as cv
 from polyregions.regions import _vertex_bound as vb
 from polyregions.regions._cell_programs import Point, Row
 from polyregions.regions._cell_vertices import CellVertices
-from polyregions.regions.complex import Region, RegionComplex, sorted_complex
+from polyregions.regions._shares import Joined, Share
+from polyregions.regions.complex import Region, RegionComplex, complex_from_arrays
 
 if TYPE_CHECKING:
     from polyregions.networks.network import Network
@@ -169,24 +170,26 @@ def _refine(network: "Network", net: "Network", domain: "Domain", backend: Backe
     start, box = domain_cell(net, domain, backend, method)
     cells = [start]
     layers = net.layers
-    settled = None  # what worker processes proved of the adjacency, each among its own share of the cells
     with progress_bar(total=len(layers), desc="layers", enabled=progress, fractional=True) as bar:
         if scheduler is not None and len(layers) > 1:
             from polyregions.regions._distributed import refined_on_cluster
 
             cells = _refined(cells, layers[:1], backend, bar, box=box)
-            cells, settled = refined_on_cluster(cells, layers[1:], backend, scheduler, bar, box, net)
+            joined = refined_on_cluster(cells, layers[1:], backend, scheduler, bar, box, net)
         elif workers > 1 and len(layers) > 1:
             cells = _refined(cells, layers[:1], backend, bar, box=box)
-            cells, settled = _refined_in_processes(cells, layers[1:], backend, workers, bar, box, net)
+            joined = _refined_in_processes(cells, layers[1:], backend, workers, bar, box, net)
         else:
-            cells = _finished(cells, layers, backend, bar, box)
-    if box:
-        cells = [_unboxed(cell, box) for cell in cells]
-    regions = [Region.deferred(cell.pattern, net, partial(_geometry, cell.rows, cell.point, cell.centroid, backend))
-               for cell in cells]
-    adjacency = _adjacency(cells, regions, net, backend, settled)
-    return sorted_complex(network, domain, regions, adjacency, exact=True, engine="lp")
+            joined = Joined([_handed_on(cells, layers, backend, box, net, bar=bar, packed=False)])
+    pairs = np.concatenate([joined.pairs(), _decided(joined, net, backend)])
+    regions = Region._deferred_rows(joined.patterns, net, partial(_cell_geometry, joined, backend))
+    return complex_from_arrays(network, domain, regions, joined.patterns, pairs, exact=True, engine="lp")
+
+
+def _cell_geometry(joined: Joined, backend: Backend, index: int):
+    """The geometry of the region of cell ``index``, as :func:`_geometry`."""
+    cell = joined.cell(index)
+    return _geometry(cell.rows, cell.point, cell.centroid, backend)
 
 
 def domain_cell(net: "Network", domain: "Domain", backend: Backend, method: Method = "auto"
@@ -305,27 +308,33 @@ def _finished(cells: list[_Cell], layers, backend: Backend, bar=None, box: froze
 
 
 def _finished_share(cells: list[_Cell], layers, backend: Backend, box: frozenset[Row], net: "Network",
-                    flipping: bool = True) -> tuple[list[_Cell], _Proved, list[_FacetKey]]:
+                    flipping: bool = True, bar=None) -> tuple[list[_Cell], _Proved, list[_FacetKey]]:
     """``_finished`` on a share of the cells (in a worker), with the facet neighbours proved among them and the
     facets left open (:func:`_share_neighbours`). The neighbours read off flips may lie in other shares; without
     ``flipping`` every facet a cell proves gets a point, and every pair proved lies within the share."""
     with collector_paused(), one_blas_thread():
-        cells = _finished(cells, layers, backend, None, box, flipping)
+        cells = _finished(cells, layers, backend, bar, box, flipping)
         return (cells, *_share_neighbours(cells, net))
 
 
-def _joined(results: Iterable[tuple[list[_Cell], _Proved, list[_FacetKey]]], bar, step: float
-            ) -> tuple[list[_Cell], tuple[_Proved, list[_FacetKey]]]:
-    """The cells of finished shares, joined, and what their workers settled of the adjacency."""
-    cells: list[_Cell] = []
-    across: _Proved = set()
-    open_facets: list[_FacetKey] = []
-    for share_cells, share_across, share_open in results:
-        cells.extend(share_cells)
-        across |= share_across
-        open_facets.extend(share_open)
+def _handed_on(cells: list[_Cell], layers, backend: Backend, box: frozenset[Row], net: "Network", bar=None,
+               packed: bool = True) -> Share:
+    """``_finished_share`` as a :class:`~polyregions.regions._shares.Share` of the final cells without the
+    certified box's rows, ``packed`` to be sent back from a worker."""
+    with collector_paused():
+        finished, across, open_facets = _finished_share(cells, layers, backend, box, net, bar=bar)
+        if box:
+            finished = [_unboxed(cell, box) for cell in finished]
+        return Share.of(finished, (pair for pair, _ in across), open_facets, packed=packed)
+
+
+def _joined(shares: Iterable[Share], bar, step: float) -> Joined:
+    """The finished shares, joined, the bar advanced by ``step`` as each arrives."""
+    arrived = []
+    for share in shares:
+        arrived.append(share)
         bar.update(step)
-    return cells, (across, open_facets)
+    return Joined(arrived)
 
 
 #: Shares of the cells per worker: more balance the load, fewer leave fewer facets to decide after the join.
@@ -341,9 +350,8 @@ def _shares(cells: list[_Cell], count: int) -> list[list[_Cell]]:
 
 
 def _refined_in_processes(cells: list[_Cell], layers, backend: Backend, workers: int, bar, box: frozenset[Row],
-                          net: "Network") -> tuple[list[_Cell], tuple[_Proved, list[_FacetKey]]]:
-    """``_finished_share`` on interleaved shares of the cells in worker processes, joined; an interrupt cancels
-    the rest."""
+                          net: "Network") -> Joined:
+    """``_handed_on`` on shares of the cells in worker processes, joined; an interrupt cancels the rest."""
     from concurrent.futures import as_completed
 
     from polyregions._pools import process_pool, submit_all
@@ -351,7 +359,7 @@ def _refined_in_processes(cells: list[_Cell], layers, backend: Backend, workers:
     shares = _shares(cells, _SHARES_PER_WORKER * workers)
     # workers that ignore Ctrl-C, die with this process, and are killed when the run stops early
     with process_pool(workers) as pool:
-        futures = submit_all(pool, _finished_share, [(share, layers, backend, box, net) for share in shares])
+        futures = submit_all(pool, _handed_on, [(share, layers, backend, box, net) for share in shares])
         return _joined((future.result() for future in as_completed(futures)), bar, len(layers) / len(shares))
 
 
@@ -805,17 +813,11 @@ _FacetKey = tuple[tuple[int, ...], int, Optional[tuple[int, ...]]]
 
 class _Facets:
     """The facets of finished cells after the domain's rows that they prove, each with its exact point ``q``
-    (``_irredundant``, ``_with_facet_points``), and the cells by pattern for proving guessed neighbours."""
+    (``_irredundant``, ``_with_facet_points``), and the cells by pattern (``by_pattern.get``) for proving guessed
+    neighbours."""
 
-    def __init__(self, cells: list[_Cell]) -> None:
-        self.by_pattern = {cell.pattern: cell for cell in cells}
-        self._planes: dict[tuple[int, ...], list[tuple[Row, int]]] = {}
-
-    def planes(self, cell: _Cell) -> list[tuple[Row, int]]:
-        found = self._planes.get(cell.pattern)
-        if found is None:
-            found = self._planes[cell.pattern] = [_plane(row) for row in cell.rows]
-        return found
+    def __init__(self, by_pattern) -> None:
+        self.by_pattern = by_pattern
 
     def of(self, cells: Iterable[_Cell]) -> list[tuple[_Cell, int]]:
         """The facets whose neighbours are to be found: after the domain's rows and before the siblings', seen
@@ -866,10 +868,10 @@ def _sibling_pairs(cells: Iterable[_Cell]) -> _Proved:
 
 
 def _share_neighbours(cells: list[_Cell], net: "Network") -> tuple[_Proved, list[_FacetKey]]:
-    """The facet neighbours among ``cells`` alone proved from float guesses (as :func:`_adjacency` proves them),
+    """The facet neighbours among ``cells`` alone proved from float guesses (as :func:`_decided` proves them),
     and the facets left open: those of cells whose neighbour is elsewhere, or whose guesses failed. A worker
     process decides these for its share, so that only the open facets are left to the joined regions."""
-    facets = _Facets(cells)
+    facets = _Facets({cell.pattern: cell for cell in cells})
     floats = _FloatPatterns(net)
     wanted = facets.of(cells)
     across = _sibling_pairs(cells)
@@ -885,48 +887,61 @@ def _beyond(floats: "_FloatPatterns", cell: _Cell, i: int) -> tuple[int, ...] | 
     return floats.patterns_beyond([_facet_point(cell, i)], [cell.rows[i]], step=1e-12)[0]
 
 
-def _adjacency(cells: list[_Cell], regions: list[Region], net: "Network", backend: Backend,
-               settled: tuple[_Proved, list[_FacetKey]] | None = None) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
-    """Pairs of patterns of regions whose closures share a facet (the domain's own rows are never shared).
+def _decided(joined: Joined, net: "Network", backend: Backend) -> np.ndarray:
+    """The pairs of cells (rows of two indices) whose closures share the facets the shares left open.
 
     For each facet of each cell a point q in its relative interior is known exactly. The cell across is guessed
     by a float forward pass just beyond q, then *proved* in integers: a cell on the other side of the same
     hyperplane whose other rows all hold strictly at q shares a (k-1)-dimensional neighbourhood of q with the
-    facet. Only when the guess cannot be proved do exact lexicographic evaluation and certified programs decide.
-    ``settled`` holds what worker processes proved among their own shares of the cells and the facets they left
-    open (:func:`_share_neighbours`); then only those facets are decided here.
+    facet. The shares tried the float guesses among their own cells (:func:`_share_neighbours`); here they are
+    tried on every cell, then the exact lexicographic guess, and only when no guess can be proved do certified
+    programs decide.
     """
+    cells = _CellsByPattern(joined)
     facets = _Facets(cells)
     floats = _FloatPatterns(net)
-    region_of = {cell.pattern: region for cell, region in zip(cells, regions)}
-    if settled is None:
-        across = _sibling_pairs(cells)
-        wanted = facets.of(cells)
-        first_guesses = _float_guesses(wanted, floats)
-    else:
-        across = settled[0]  # the joined results', no one else's
-        wanted = [(facets.by_pattern[pattern], offset) for pattern, offset, _ in settled[1]]
-        wanted = [(cell, cell.domain_rows + offset) for cell, offset in wanted]
-        first_guesses = [guess for _, _, guess in settled[1]]  # the workers' own float guesses
+    across: _Proved = set()
     by_plane: dict[Row, list[tuple[_Cell, int]]] | None = None
-    for (cell, i), float_guess in zip(wanted, first_guesses):
-        region = region_of[cell.pattern]
+    for pattern, offset, float_guess in joined.open_facets:
+        cell = cells[pattern]
+        i = cell.domain_rows + offset
+        region = _region(cell, net, backend)
         if any(facets.prove(cell, i, guess, across) for guess in _guesses(float_guess, floats, net, cell, i, region)):
             continue
-        if by_plane is None:
+        if by_plane is None:  # every cell, read once
             by_plane = {}
-            for other in cells:
+            for other in map(joined.cell, range(len(joined))):
                 for j in range(other.domain_rows, len(other.rows)):
-                    plane, side = facets.planes(other)[j]
+                    plane, side = _plane(other.rows[j])
                     by_plane.setdefault(plane, []).append((other, side))
-        plane, side = facets.planes(cell)[i]
+        plane, side = _plane(cell.rows[i])
         for other, other_side in by_plane.get(plane, ()):
-            if other_side != side and other is not cell and _share_facet(region, region_of[other.pattern], i,
-                                                                          backend):
+            if other_side != side and other.pattern != cell.pattern and _share_facet(
+                    region, _region(other, net, backend), i, backend):
                 across.add((_ordered(cell.pattern, other.pattern), plane))
-    # Each once (two convex cells share at most one facet); a neighbour read off the cuts that is not among the
-    # regions fails the complex's construction (sorted_complex).
-    return [pair for pair, _ in across]
+    found = [(joined.index(p), joined.index(q)) for (p, q), _ in across]
+    return np.array(found, dtype=np.int64).reshape(-1, 2)
+
+
+class _CellsByPattern(dict):
+    """The joined shares' cells by pattern for :meth:`_Facets.prove`, each unpickled on first read."""
+
+    def __init__(self, joined: Joined) -> None:
+        super().__init__()
+        self.joined = joined
+
+    def __missing__(self, pattern: tuple[int, ...]) -> _Cell | None:
+        index = self.joined.index(pattern)
+        cell = self[pattern] = None if index is None else self.joined.cell(index)
+        return cell
+
+    def get(self, pattern, default=None):
+        found = self[pattern]
+        return default if found is None else found
+
+
+def _region(cell: _Cell, net: "Network", backend: Backend) -> Region:
+    return Region.deferred(cell.pattern, net, partial(_geometry, cell.rows, cell.point, cell.centroid, backend))
 
 
 def _guesses(float_guess: tuple[int, ...] | None, floats: "_FloatPatterns", net: "Network", cell: _Cell, i: int,

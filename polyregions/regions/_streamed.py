@@ -6,7 +6,7 @@ The first layer's cells are refined in this process (they are few); the later la
 independently, so a share of them is refined alone, in this process or in a worker, exactly as the workers of
 ``refine`` do (``_finished_share``). What the share proves of the adjacency among its own cells is kept; its
 open facets go to the store with their exact points, and :func:`decided_pairs` decides them at the end as
-``_adjacency`` does (float guesses proved in integers, then the exact lexicographic guess, then certified
+``_decided`` does (float guesses proved in integers, then the exact lexicographic guess, then certified
 programs), reading the cells across from the store by pattern.
 """
 
@@ -232,7 +232,7 @@ def _grouped(facets: Iterable[tuple], size: int) -> Iterator[list[tuple]]:
 
 def decided_pairs(store: Store, net: "Network", backend: Backend, itemsize: int, *,
                   chunk: int = _FACETS_PER_CHUNK) -> np.ndarray:
-    """The pairs of regions (ids, two columns) proved to share the store's open facets, as ``_adjacency``
+    """The pairs of regions (ids, two columns) proved to share the store's open facets, as ``_decided``
     decides them: float guesses and the exact lexicographic one proved in integers against the cell read
     from the store, and certified programs for the facets where every guess fails."""
     floats = _FloatPatterns(net)
@@ -253,8 +253,7 @@ def decided_pairs(store: Store, net: "Network", backend: Backend, itemsize: int,
             regions[region_id] = _region(pattern, rows, inside, net)
         cells_by_id = {region_id: cell for cell, region_id in own.values()}
         stored = _StoredCells(store, itemsize, own)
-        facets_ = _Facets([])
-        facets_.by_pattern = stored
+        facets_ = _Facets(stored)
         wanted = [(cells_by_id[region_id], row) for region_id, row in wanted_rows]
         across: _Proved = set()
         for (cell, i), (region_id, _), float_guess in zip(wanted, wanted_rows, _float_guesses(wanted, floats)):

@@ -652,29 +652,6 @@ class RegionComplex:
         return png_picture(lambda ax: plot_regions(self, ax=ax))
 
 
-def sorted_complex(network, domain, regions: list[Region], adjacency_by_pattern: Iterable[tuple[tuple, tuple]],
-                   *, exact: bool, engine: "Engine") -> RegionComplex:
-    """Build a complex with regions sorted by pattern from adjacency given as pairs of patterns (a pair given
-    twice counts once).
-
-    Raises
-    ------
-    CertificateError
-        When a pair names a pattern that is not among the regions' (an engine read it off wrongly).
-    """
-    position = {r.pattern: i for i, r in enumerate(regions)}
-    width = len(regions[0].pattern) if regions else 0
-    patterns = np.array([r.pattern for r in regions], dtype=np.int64).reshape(len(regions), width)
-    try:
-        pairs = np.array([(position[p], position[q]) for p, q in adjacency_by_pattern],
-                         dtype=np.int64).reshape(-1, 2)
-    except KeyError as missing:
-        from polyregions.errors import CertificateError
-
-        raise CertificateError(f"an adjacent pair names the pattern {missing.args[0]}, which no region has") from None
-    return complex_from_arrays(network, domain, regions, patterns, pairs, exact=exact, engine=engine)
-
-
 def complex_from_arrays(network, domain, regions: "Sequence[Region]", patterns: np.ndarray,
                         pairs: np.ndarray, *, exact: bool, engine: "Engine") -> RegionComplex:
     """Build a complex with regions sorted by pattern from a pattern matrix (one row per region) and index pairs
@@ -836,4 +813,4 @@ def _adjacency(edges: np.ndarray, starts: np.ndarray, columns: np.ndarray, switc
                      sets))
 
 
-__all__ += ["sorted_complex", "complex_from_arrays", "ranked_edges", "switch_arrays"]
+__all__ += ["complex_from_arrays", "ranked_edges", "switch_arrays"]
