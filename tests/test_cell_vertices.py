@@ -216,3 +216,110 @@ def test_a_mean_that_is_not_finite_gives_no_point():
     from polyregions.regions._cell_vertices import _on_planes
 
     assert _on_planes(np.array([[np.inf, 0.0], [0.5, 0.5]]), [(1, 0, 1), (1, 1, 1)])[0] is None
+
+
+def _plane_edges(part):
+    """The edges of a part between two of its vertices on the cutting hyperplane (its last row), as point pairs."""
+    on = part.tight[:, -1]
+    return {frozenset((part.points[u], part.points[v])) for u, v in part.edges.tolist() if on[u] and on[v]}
+
+
+def _face_edges(points, rows, k):
+    """Brute force: the pairs of ``points`` (the vertices of a face, tight at ``rows[-1]``) whose common tight
+    rows have rank k - 1."""
+    tight = [{i for i, row in enumerate(rows) if value(row, p) == 0} for p in points]
+    return {frozenset((points[u], points[v])) for u, v in itertools.combinations(range(len(points)), 2)
+            if _rank([rows[i][:-1] for i in tight[u] & tight[v]]) == k - 1}
+
+
+@settings(max_examples=60, deadline=None)
+@given(_cells_and_cuts())
+def test_both_parts_have_the_edges_of_the_face_where_the_hyperplane_meets_the_cell(case):
+    # They are found once per cut, on the cell's rows and the cutting row, for both parts.
+    k, extra, cuts = case
+    rows = _cube(k, half=2) + [r for r in extra if any(r[:-1]) and value(r, (0,) * k + (1,)) < 0]
+    found = enumerate_vertices([r[:-1] for r in rows], [r[-1] for r in rows], dim=k)
+    vertices = [homogeneous(point) for point in found.points]
+    rows = [r for i, r in enumerate(rows)  # the facets: their vertices span a hyperplane
+            if _rank([v for v, on in zip(vertices, found.point_rows) if i in on]) == k]
+    cell = cv.cell_vertices(rows, k, limit=10_000)
+    for row in [c for c in cuts if any(c[:-1])]:
+        signs = cv.vertex_signs(cell, row)
+        if not (signs < 0).any() or not (signs > 0).any():
+            continue
+        (below, facets, _), (above, above_facets, _) = cv.cut(cell, row, signs, k)
+        on_plane = [p for p, on in zip(below.points, below.tight[:, -1]) if on]
+        assert set(on_plane) == {p for p, on in zip(above.points, above.tight[:, -1]) if on}
+        expected = _face_edges(on_plane, rows + [row], k)
+        assert _plane_edges(below) == _plane_edges(above) == expected
+
+
+def test_a_vertex_on_the_hyperplane_tight_at_a_row_of_one_part_only_keeps_the_right_edges():
+    # x + y <= 0 through two vertical edges of the cube: (1, -1, z) is tight at x <= 1, a facet of the part
+    # above only, so among the cube's rows and the cutting row it is tight at 4 > k rows and proves no edge by
+    # the count: the exact test finds the sides of the rectangle where the hyperplane meets the cube.
+    cell = cv.cell_vertices(_cube(3), 3, limit=100)
+    row = (1, 1, 0, 0)
+    (below, _, _), (above, _, _) = cv.cut(cell, row, cv.vertex_signs(cell, row), 3)
+    corners = {(1, -1, 1, 1), (1, -1, -1, 1), (-1, 1, 1, 1), (-1, 1, -1, 1)}
+    expected = {frozenset(pair) for pair in itertools.combinations(corners, 2)
+                if pair[0][2] == pair[1][2] or pair[0][0] == pair[1][0]}  # the rectangle's sides, not its diagonals
+    assert len(expected) == 4
+    assert _plane_edges(below) == _plane_edges(above) == expected
+
+
+@settings(max_examples=40, deadline=None)
+@given(_cells_and_cuts())
+def test_cuts_that_share_crossings_give_the_parts_of_separate_cuts(case):
+    # The parts of one cell share the point objects of their common vertices, so a second hyperplane crosses
+    # their common edges once: every part is what a cut alone gives, and equal vertices are one object.
+    k, _, cuts = case
+    cuts = [c for c in cuts if any(c[:-1])]
+    if len(cuts) < 2:
+        return
+    cell = cv.cell_vertices(_cube(k, half=2), k, limit=10_000)
+    first, second = cuts[:2]
+    signs = cv.vertex_signs(cell, first)
+    if not (signs < 0).any() or not (signs > 0).any():
+        return
+    crossings, pieces = cv.Crossings(), []
+    for part, _, _ in cv.cut(cell, first, signs, k):
+        at = cv.vertex_signs(part, second)
+        if not (at < 0).any() or not (at > 0).any():
+            continue
+        shared = cv.cut(part, second, at, k, crossings=crossings)
+        for (one, facets, _), (other, other_facets, _) in zip(shared, cv.cut(part, second, at, k)):
+            assert one.points == other.points and (facets == other_facets).all()
+            assert (one.tight == other.tight).all() and (one.floats == other.floats).all()
+            assert (one.edges == other.edges).all()
+        pieces += [piece for piece, _, _ in shared]
+    objects: dict[tuple, set[int]] = {}
+    for piece in pieces:
+        for point in piece.points:
+            objects.setdefault(point, set()).add(id(point))
+    assert all(len(ids) == 1 for ids in objects.values())
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 30), st.integers(0, 200), st.data())
+def test_the_crossed_edges_are_those_whose_ends_have_opposite_signs(count, edge_count, data):
+    # Short edge lists are walked in Python, long ones in numpy: both give the same ends, in the edges' order.
+    signs = np.array(data.draw(st.lists(st.integers(-1, 1), min_size=count, max_size=count)), dtype=np.int8)
+    pair = st.tuples(st.integers(0, count - 1), st.integers(0, count - 1))
+    edges = np.array(data.draw(st.lists(pair, min_size=edge_count, max_size=edge_count)), dtype=np.int64)
+    edges = edges.reshape(edge_count, 2)
+    expected = [(u, v) if signs[u] < 0 else (v, u) for u, v in edges.tolist() if signs[u] * signs[v] < 0]
+    below, above = cv._crossed(edges, signs)
+    assert list(zip(below, above)) == expected
+
+
+def test_a_cut_of_the_six_cube_agrees_with_vertex_enumeration_of_each_part():
+    # 192 edges (the crossed ones are found with numpy past 80), none of the 64 vertices on the hyperplane: the
+    # coefficients' sum is odd, so no sum of them with signs is 0.
+    k, row = 6, (1, 2, 3, 5, 7, 11, 0)
+    cell = cv.cell_vertices(_cube(k), k, limit=1000)
+    assert len(cell.edges) == 192
+    (below, facets, _), (above, above_facets, _) = cv.cut(cell, row, cv.vertex_signs(cell, row), k)
+    _check_against_enumeration(below, [r for r, keep in zip(_cube(k), facets) if keep] + [row], k)
+    _check_against_enumeration(above, [r for r, keep in zip(_cube(k), above_facets) if keep] + [negated(row)], k)
+    assert _plane_edges(below) == _plane_edges(above)

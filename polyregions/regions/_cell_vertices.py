@@ -14,6 +14,7 @@ of the certified box of an unbounded domain), from a positive combination that w
 
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 from dataclasses import dataclass
@@ -96,13 +97,20 @@ def _signs(points: Sequence[Point], floats: np.ndarray, rows: Sequence[Row], row
     k = len(rows[0]) - 1
     values = floats @ (row_floats(rows) if rows_floats is None else rows_floats).T
     signs = np.sign(values).astype(np.int8)
-    unproved = np.abs(values) <= dot_error_bound(k + 1)
+    bound = _BOUNDS.get(k)
+    if bound is None:
+        bound = _BOUNDS[k] = dot_error_bound(k + 1)
+    unproved = np.abs(values) <= bound
     if known is not None:
         unproved &= ~known
-    for v, r in zip(*np.nonzero(unproved)):
-        exact = value(rows[r], points[v])
-        signs[v, r] = (exact > 0) - (exact < 0)
+    if np.count_nonzero(unproved):
+        for v, r in zip(*unproved.nonzero()):
+            exact = value(rows[r], points[v])
+            signs[v, r] = (exact > 0) - (exact < 0)
     return signs
+
+
+_BOUNDS: dict[int, float] = {}  # dot_error_bound(k + 1) by k
 
 
 @dataclass(frozen=True, eq=False)
@@ -144,112 +152,170 @@ def cut(cell: CellVertices, row: Row, signs: np.ndarray, k: int, later: Later | 
     the vertex where it crosses an edge once: cells that share vertices (parts of one cell share the point
     objects of the vertices they have in common) have edges in common, in more than one cell in dimension 3 up.
     """
-    ends = cell.edges[signs[cell.edges[:, 0]] * signs[cell.edges[:, 1]] < 0]
-    ends = np.where((signs[ends[:, 0]] < 0)[:, None], ends, ends[:, ::-1])  # (below, above) per crossing edge
-    points = cell.points
-    pairs = ends.tolist()
-    shared = crossings if crossings is not None else Crossings()
-    ids = list(map(id, points))
-    keys = [(ids[u], ids[v]) for u, v in pairs]
-    known = list(map(shared.edges.get, keys))
-    fresh = [t for t, hit in enumerate(known) if hit is None]
-    if fresh:
-        values = {}
-        for v in {v for t in fresh for v in pairs[t]}:
-            found = shared.values.get(ids[v])
-            if found is None:
-                found = shared.values[ids[v]] = (points[v], value(row, points[v]))
-            values[v] = found[1]
-        made = []
-        for t in fresh:
-            u, v = pairs[t]
-            below, above = values[u], values[v]
-            # above > 0 > below: the positive combination above * u - below * v lies on the hyperplane.
-            combined = [above * p - below * q for p, q in zip(points[u], points[v])]
-            divisor = math.gcd(*combined)
-            made.append(tuple([x // divisor for x in combined]))
-        made_floats = scaled_floats(made)
-        made_signs = (_signs(made, made_floats, later.rows, later.floats) if later is not None and later.rows
-                      else None)
-        for position, t in enumerate(fresh):
-            u, v = pairs[t]
-            crossing = (points[u], points[v], made[position], made_floats[position],
-                        None if made_signs is None else made_signs[position])
-            known[t] = shared.edges[keys[t]] = crossing
-    new_points = [hit[2] for hit in known if hit is not None]
-    new_tight = cell.tight[ends[:, 0]] & cell.tight[ends[:, 1]]
-    # A cut through vertices alone (no edge crossed strictly) adds no vertex.
-    new_floats = np.array([hit[3] for hit in known if hit is not None]) if new_points else np.empty((0, k + 1))
+    # The cells are small (tens of vertices and edges): numpy's cost per call, not per entry, is what counts, so
+    # both parts are selections of one set of arrays, and the shortest lists are walked in plain Python.
+    edges, tight, n = cell.edges, cell.tight, len(cell.points)
+    below, above = _crossed(edges, signs)
+    new_points, new_floats, new_signs = _crossing_vertices(cell.points, row, below, above, later,
+                                                           crossings if crossings is not None else Crossings())
+    added, m = len(new_points), tight.shape[1]
+    # The cell's vertices then the new ones, with the cell's rows then the cutting row. A new vertex, inside an
+    # edge, is tight exactly where both its ends are.
+    every_tight = np.empty((n + added, m + 1), dtype=bool)
+    every_tight[:n, :m] = tight
+    np.equal(signs, 0, out=every_tight[:n, m])
+    if added:
+        ends = tight[below + above]
+        np.logical_and(ends[:added], ends[added:], out=every_tight[n:, :m])
+        every_tight[n:, m] = True
+    every_floats = np.concatenate((cell.floats, new_floats)) if added else cell.floats
+    every_point = cell.points + new_points if added else cell.points
+    # Row 0 for the part below, row 1 above: the vertices each keeps, and its columns of ``every_tight``: the
+    # rows that stay its facets (tight at one of its vertices off the hyperplane), then the cutting row.
+    kept = np.empty((2, n + added), dtype=bool)
+    np.not_equal(signs, _OPPOSITE_SIDES, out=kept[:, :n])
+    kept[:, n:] = True
+    columns = np.empty((2, m + 1), dtype=bool)
+    np.matmul(signs == _SIDES, tight, out=columns[:, :m])
+    columns[:, m] = True
+    every_later, edges_wanted = None, [True, True]
     if later is not None:
-        new_signs = (np.array([hit[4] for hit in known if hit is not None]) if new_points and later.rows
-                     else np.empty((len(new_points), len(later.rows)), dtype=np.int8))
-    on_plane = signs == 0
+        every_later = np.concatenate((later.signs, new_signs)) if added else later.signs
+        if later.last:  # a part gets edges only when one of the later hyperplanes crosses it
+            crossed = (kept @ (every_later < 0)) & (kept @ (every_later > 0))
+            edges_wanted = np.logical_or.reduce(crossed, axis=1).tolist()
+    if edges_wanted[0] or edges_wanted[1]:
+        # The edges inside the hyperplane are those of the face where it meets the cell, a facet of both parts:
+        # found once, on the cell's rows and the cutting row. Every one of those rows holds on each part (the
+        # part's facets among them), so the face of a part spanned by two vertices on the hyperplane is where
+        # the rows tight at both hold with equality; the vertices of ``every_tight`` tight there are tight at
+        # the cutting row, so they are vertices of both parts, and the exact test of :func:`_edges_among` counts
+        # them right. (A vertex on the hyperplane tight at rows that are facets of one part only is tight at
+        # more than k rows: it proves no edge by the count, and the exact test decides.)
+        among = _edges_among(every_tight[:, m].nonzero()[0], every_tight, k)
+        joins = np.empty((added, 3), dtype=np.int64)  # a new vertex and the ends of its edge, below and above
+        joins[:, 0] = np.arange(n, n + added)
+        joins[:, 1] = below
+        joins[:, 2] = above
+        at = signs[edges]
+        ends_sum = at[:, 0] + at[:, 1]  # < 0 on the edges of the part below off the hyperplane, > 0 above
+    kept_lists = kept.tolist()
     parts = []
-    for side, column in ((-1, 0), (1, 1)):
-        kept = signs * side >= 0
-        part_later, edges = None, True
-        if later is not None:
-            part_later = Later(later.rows, later.floats, np.concatenate([later.signs[kept], new_signs]), later.last)
-            edges = not later.last or bool(((part_later.signs < 0).any(axis=0)
-                                            & (part_later.signs > 0).any(axis=0)).any())
-        facets = cell.tight[signs == side].any(axis=0)
-        part = _part(cell, kept, on_plane, facets, new_points, new_floats, new_tight[:, facets], ends[:, column], k,
-                     edges)
-        parts.append((part, facets, part_later))
+    for s in (0, 1):
+        keep = kept[s]
+        points = tuple(itertools.compress(every_point, kept_lists[s]))
+        if edges_wanted[s]:
+            staying = edges.compress(ends_sum < 0 if s == 0 else ends_sum > 0, axis=0)
+            position = np.empty(n + added, dtype=np.int64)  # of each of every vertex that the part keeps, in it
+            position[keep] = np.arange(len(points))
+            part_edges = position[np.concatenate((staying, joins[:, :2] if s == 0 else joins[:, ::2], among))]
+        else:
+            part_edges = _NO_EDGES
+        part = CellVertices(points, every_floats.compress(keep, axis=0),
+                            every_tight.compress(keep, axis=0).compress(columns[s], axis=1), part_edges)
+        part_later = (None if later is None or every_later is None
+                      else Later(later.rows, later.floats, every_later.compress(keep, axis=0), later.last))
+        parts.append((part, columns[s, :m], part_later))
     return parts
 
 
-def _part(cell: CellVertices, kept: np.ndarray, on_plane: np.ndarray, facets: np.ndarray, new_points: list[Point],
-          new_floats: np.ndarray, new_tight: np.ndarray, new_ends: np.ndarray, k: int, edges: bool) -> CellVertices:
-    """One side of a cut: the cell's vertices ``kept`` and the new ones, with the rows ``facets`` and the
-    cutting row last, and its edges only when ``edges`` (it is cut no more otherwise)."""
-    old = np.flatnonzero(kept)
-    count, added = len(old), len(new_points)
-    tight = np.empty((count + added, new_tight.shape[1] + 1), dtype=bool)
-    tight[:count, :-1] = cell.tight[old][:, facets]
-    tight[:count, -1] = on_plane[old]
-    tight[count:, :-1] = new_tight
-    tight[count:, -1] = True
-    floats = np.empty((count + added, cell.floats.shape[1]))
-    floats[:count] = cell.floats[old]
-    floats[count:] = new_floats
-    points = tuple([*map(cell.points.__getitem__, old.tolist()), *new_points])
-    if not edges:
-        return CellVertices(points, floats, tight, np.empty((0, 2), dtype=np.int64))
-    position = np.full(len(cell.points), -1)
-    position[old] = np.arange(count)
-    fresh = count + np.arange(added)
-    # Old edges stay edges; those inside the hyperplane are found again below with the new ones there.
-    first, second = cell.edges[:, 0], cell.edges[:, 1]
-    staying = position[cell.edges[kept[first] & kept[second] & ~(on_plane[first] & on_plane[second])]]
-    inside = np.concatenate([np.flatnonzero(on_plane[old]), fresh])
-    among = _edges_among(inside, tight, k)
-    found = np.empty((len(staying) + added + len(among), 2), dtype=np.int64)
-    found[:len(staying)] = staying
-    found[len(staying):len(staying) + added, 0] = fresh
-    found[len(staying):len(staying) + added, 1] = position[new_ends]
-    found[len(staying) + added:] = among
-    return CellVertices(points, floats, tight, found)
+_SIDES = np.array([[-1], [1]], dtype=np.int8)  # below, above
+_OPPOSITE_SIDES = -_SIDES
+_NO_EDGES = np.empty((0, 2), dtype=np.int64)
+_NO_EDGES.flags.writeable = False
+
+
+def _crossed(edges: np.ndarray, signs: np.ndarray) -> tuple[list[int], list[int]]:
+    """The ends below and above of the edges whose ends have opposite signs, in the edges' order."""
+    if len(edges) > 80:  # numpy's cost per call pays off on long lists only
+        at = signs[edges]
+        difference = at[:, 0] - at[:, 1]
+        crossing = np.abs(difference) == 2
+        ends = edges[crossing]
+        swapped = difference[crossing] > 0
+        return np.where(swapped, ends[:, 1], ends[:, 0]).tolist(), np.where(swapped, ends[:, 0], ends[:, 1]).tolist()
+    below, above = [], []
+    values = signs.tolist()
+    for u, v in edges.tolist():
+        difference = values[u] - values[v]
+        if difference == -2:
+            below.append(u)
+            above.append(v)
+        elif difference == 2:
+            below.append(v)
+            above.append(u)
+    return below, above
+
+
+def _crossing_vertices(points: tuple[Point, ...], row: Row, below: list[int], above: list[int], later: Later | None,
+                       shared: Crossings) -> tuple[tuple[Point, ...], np.ndarray, np.ndarray]:
+    """The vertices where the hyperplane of ``row`` crosses the edges ``(below[t], above[t])`` strictly, with their
+    float rows and their signs at the ``later`` hyperplanes (none without), from ``shared`` where it has them."""
+    cache, values = shared.edges, shared.values
+    twice_c = 2 * row[-1]
+    known: list[tuple[Point, Point, Point, np.ndarray, np.ndarray | None] | None] = []
+    fresh: list[tuple[int, tuple[int, int], Point, Point]] = []
+    made: list[Point] = []
+    for u, v in zip(below, above):
+        low_point, high_point = points[u], points[v]
+        key = (id(low_point), id(high_point))
+        hit = cache.get(key)
+        if hit is None:
+            low = values.get(key[0])
+            if low is None:  # value(row, low_point), inline
+                low = values[key[0]] = (low_point, sum(map(operator.mul, row, low_point)) - twice_c * low_point[-1])
+            high = values.get(key[1])
+            if high is None:
+                high = values[key[1]] = (high_point, sum(map(operator.mul, row, high_point)) - twice_c * high_point[-1])
+            # The values at the ends have opposite signs: this positive combination of the ends has value 0.
+            h, g = high[1], -low[1]
+            combined = [h * p + g * q for p, q in zip(low_point, high_point)]
+            divisor = math.gcd(*combined)
+            made.append(tuple(combined) if divisor == 1 else tuple([x // divisor for x in combined]))
+            fresh.append((len(known), key, low_point, high_point))
+        known.append(hit)
+    later_count = 0 if later is None else len(later.rows)
+    if made:
+        made_floats = scaled_floats(made)
+        made_signs = _signs(made, made_floats, later.rows, later.floats) if later is not None and later_count else None
+        for (t, key, low_point, high_point), point, point_floats, point_signs in zip(
+                fresh, made, made_floats, made_signs if made_signs is not None else [None] * len(made)):
+            known[t] = cache[key] = (low_point, high_point, point, point_floats, point_signs)
+        if len(made) == len(known):
+            return (tuple(made), made_floats,
+                    made_signs if made_signs is not None else np.empty((len(made), later_count), dtype=np.int8))
+    if not known:  # a cut through vertices alone (no edge crossed strictly) adds no vertex
+        return (), np.empty((0, len(points[0]))), np.empty((0, later_count), dtype=np.int8)
+    entries = [entry for entry in known if entry is not None]  # all of them by now
+    return (tuple([entry[2] for entry in entries]), np.array([entry[3] for entry in entries]),
+            np.array([entry[4] for entry in entries]) if later_count else np.empty((len(entries), 0), dtype=np.int8))
 
 
 def _edges_among(ids: np.ndarray, tight: np.ndarray, k: int) -> np.ndarray:
-    """The edges of the cell among the vertices ``ids``: the smallest face holding both ends has no other
-    vertex (exact, on exact tight sets); a vertex tight at exactly ``k`` rows proves it by the count alone."""
+    """The edges among the vertices ``ids`` of a polytope in ``R^k``: the smallest face holding both ends has no
+    other vertex (exact, on exact tight sets); a vertex tight at exactly ``k`` rows proves it by the count alone.
+
+    ``tight`` tells which of some valid inequalities of the polytope, every facet among them, hold with equality
+    at each of its rows: the polytope's vertices, and possibly other points, provided none of those is tight at
+    every inequality that two vertices of ``ids`` share (they would be counted in the exact test).
+    """
     if len(ids) < 2:
         return np.empty((0, 2), dtype=np.int64)
     members = tight[ids].astype(np.float32)  # counts below 2^24 are exact in float32, whose product is BLAS's
     common = members @ members.T
-    i, j = np.nonzero(common >= k - 1)
+    i, j = (common >= k - 1).nonzero()
     upper = i < j
     i, j = i[upper], j[upper]
-    counts = members.sum(axis=1)
-    proven = (counts[i] == k) | (counts[j] == k)
-    for t in np.flatnonzero(~proven).tolist():
-        shared = tight[ids[i[t]]] & tight[ids[j[t]]]
-        proven[t] = np.count_nonzero(tight[:, shared].all(axis=1)) == 2
-    edges = np.empty((np.count_nonzero(proven), 2), dtype=np.int64)
-    edges[:, 0] = ids[i[proven]]
-    edges[:, 1] = ids[j[proven]]
+    simple = common.diagonal() == k  # the vertices tight at exactly k rows
+    proven = simple[i] | simple[j]
+    if np.count_nonzero(proven) < len(proven):
+        for t in (~proven).nonzero()[0].tolist():
+            shared = tight[ids[i[t]]] & tight[ids[j[t]]]
+            proven[t] = np.count_nonzero(tight[:, shared].all(axis=1)) == 2
+        i, j = i[proven], j[proven]
+    edges = np.empty((len(i), 2), dtype=np.int64)
+    edges[:, 0] = ids[i]
+    edges[:, 1] = ids[j]
     return edges
 
 
@@ -310,9 +376,14 @@ def centroid(cell: CellVertices, far: np.ndarray | None) -> Point | None:
     k = cell.floats.shape[1] - 1
     with np.errstate(all="ignore"):
         coordinates = cell.floats[:, :k] / cell.floats[:, k:]  # the scaling by powers of two cancels
-        weights = _weights(coordinates, far)
-        mean = weights @ coordinates / weights.sum()
-    return float_point(mean.tolist()) if np.isfinite(mean).all() else None
+        if far is not None and np.count_nonzero(far):
+            weights = _weights(coordinates, far)
+            mean = (weights @ coordinates / weights.sum()).tolist()
+        else:  # the same sums as with weights 1
+            ones = np.empty(len(coordinates))
+            ones.fill(1.0)  # not np.ones, whose Python wrapper costs more than the rest here
+            mean = (ones @ coordinates / len(coordinates)).tolist()
+    return float_point(mean) if all(map(math.isfinite, mean)) else None
 
 
 def _weights(coordinates: np.ndarray, far: np.ndarray | None) -> np.ndarray:
