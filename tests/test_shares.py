@@ -20,11 +20,18 @@ class Cell:
     rows: tuple = ()
 
 
-@given(st.lists(st.tuples(st.integers(), st.text(max_size=5)), max_size=20))
-def test_packed_cells_give_back_each_object(items):
-    packed = pickle.loads(pickle.dumps(PackedCells(items)))
-    assert len(packed) == len(items)
-    assert [packed[i] for i in range(len(items))] == items
+@given(st.lists(st.tuples(st.integers(), st.text(max_size=5)), max_size=40), st.integers(1, 5),
+       st.lists(st.integers(0, 39), max_size=60))
+def test_packed_cells_give_back_each_object(items, run, reads):
+    packed = pickle.loads(pickle.dumps(PackedCells(items, run=run)))
+    assert len(packed) == len(items) and list(packed) == items
+    PackedCells.RECENT = 3  # reads out of order that leave the kept runs
+    try:
+        assert [packed[i] for i in reads if i < len(items)] == [items[i] for i in reads if i < len(items)]
+    finally:
+        PackedCells.RECENT = 32
+    with pytest.raises(IndexError):
+        packed[len(items)]
 
 
 @settings(max_examples=60)

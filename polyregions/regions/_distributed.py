@@ -22,13 +22,16 @@ def refined_on_cluster(cells: list, layers, backend: str, scheduler: Any, bar, b
     ``scheduler`` (an address or a client), joined; an interrupt cancels the tasks still queued or running."""
     from polyregions._dask import dask_client
     from polyregions.regions._refine import _SHARES_PER_WORKER, _handed_on, _joined, _shares
+    from polyregions.regions._shares import PackedCells
 
     with dask_client(scheduler) as client:
         from dask.distributed import as_completed
 
         threads = max(1, sum(client.nthreads().values()))
         shares = _shares(cells, _SHARES_PER_WORKER * threads)
-        futures = [client.submit(_handed_on, share, layers, backend, box, net, pure=False) for share in shares]
+        # Packed, the cells pass through the scheduler as bytes (it unpickles what it is given)
+        futures = [client.submit(_handed_on, PackedCells(share, run=len(share)), layers, backend, box, net, pure=False)
+                   for share in shares]
         try:
             return _joined((future.result() for future in as_completed(futures)), bar, len(layers) / len(shares))
         finally:

@@ -37,7 +37,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal, Optional, get_args
 
 import numpy as np
-from flint import fmpq, fmpq_mat
+from flint import fmpq, fmpq_mat, fmpz_mat
 
 from polyregions._progress import progress_bar
 from polyregions._runtime import collector_paused, one_blas_thread
@@ -118,14 +118,16 @@ class _Cell:
 _NO_MAP = fmpq_mat(0, 0)
 
 
-def _plain(matrix: fmpq_mat) -> tuple[int, int, list[tuple[int, int]]]:
-    return matrix.nrows(), matrix.ncols(), [(int(v.p), int(v.q)) for v in matrix.entries()]
+def _plain(matrix: fmpq_mat) -> tuple[int, int, list[int], int]:
+    """The matrix as integers: its shape, the numerators over one common denominator, and that denominator."""
+    numerators, denominator = matrix.numer_denom()
+    return matrix.nrows(), matrix.ncols(), [int(v) for v in numerators.entries()], int(denominator)
 
 
 def _rebuilt_cell(rows, floats, point, pattern, M, c, facet_points, domain_rows, vertices, siblings, centroid,
                   flips) -> _Cell:
-    def matrix(n, k, entries):
-        return fmpq_mat(n, k, [fmpq(p, q) for p, q in entries])
+    def matrix(n, k, numerators, denominator):
+        return fmpq_mat(fmpz_mat(n, k, numerators)) / denominator
     return _Cell(rows, floats, point, pattern, matrix(*M), matrix(*c), facet_points, domain_rows, vertices,
                  siblings, centroid, flips)
 
@@ -317,12 +319,12 @@ def _finished_share(cells: list[_Cell], layers, backend: Backend, box: frozenset
         return (cells, *_share_neighbours(cells, net))
 
 
-def _handed_on(cells: list[_Cell], layers, backend: Backend, box: frozenset[Row], net: "Network", bar=None,
+def _handed_on(cells: Iterable[_Cell], layers, backend: Backend, box: frozenset[Row], net: "Network", bar=None,
                packed: bool = True) -> Share:
     """``_finished_share`` as a :class:`~polyregions.regions._shares.Share` of the final cells without the
-    certified box's rows, ``packed`` to be sent back from a worker."""
+    certified box's rows, ``packed`` to be sent back from a worker; ``cells`` may come packed too."""
     with collector_paused():
-        finished, across, open_facets = _finished_share(cells, layers, backend, box, net, bar=bar)
+        finished, across, open_facets = _finished_share(list(cells), layers, backend, box, net, bar=bar)
         if box:
             finished = [_unboxed(cell, box) for cell in finished]
         return Share.of(finished, (pair for pair, _ in across), open_facets, packed=packed)

