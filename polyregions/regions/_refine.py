@@ -30,10 +30,12 @@ among the regions found, which is checked.
 from __future__ import annotations
 
 import bisect
+import math
 import operator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import partial
+from itertools import compress
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal, Optional, get_args
 
 import numpy as np
@@ -105,7 +107,15 @@ class _Cell:
                      self.domain_rows)
 
     def with_pattern(self, pattern: tuple[int, ...], M: fmpq_mat, c: fmpq_mat) -> "_Cell":
-        return replace(self, pattern=pattern, M=M, c=c)
+        return self.evolved(pattern=pattern, M=M, c=c)
+
+    def evolved(self, **changes: Any) -> "_Cell":
+        """``dataclasses.replace`` of the cell, without its per-call introspection of the fields (a cell is
+        copied a few times on its way to becoming a region, a hundred thousand times in a run)."""
+        assert changes.keys() <= self.__dict__.keys()
+        copy = object.__new__(_Cell)
+        copy.__dict__.update(self.__dict__, **changes)
+        return copy
 
     def __reduce__(self):
         # FLINT matrices do not pickle: they travel to worker processes as integer pairs.
@@ -221,7 +231,7 @@ def domain_cell(net: "Network", domain: "Domain", backend: Backend, method: Meth
         vertices = cv.cell_vertices(boxed.rows, k, limit=VERTEX_LIMIT)
         if vertices is not None:
             start, box = boxed, box_rows
-    return replace(start, domain_rows=len(start.rows), vertices=vertices), box
+    return start.evolved(domain_rows=len(start.rows), vertices=vertices), box
 
 
 def _boxed(start: _Cell, net: "Network", backend: Backend) -> tuple[_Cell, frozenset[Row]]:
@@ -248,7 +258,7 @@ def _unboxed(cell: _Cell, box: frozenset[Row]) -> _Cell:
     keep = [i for i, row in enumerate(cell.rows) if row not in box]
     if len(keep) == len(cell.rows):
         return cell
-    return replace(cell, rows=tuple(cell.rows[i] for i in keep),
+    return cell.evolved(rows=tuple(cell.rows[i] for i in keep),
                    floats=None if cell.floats is None else cell.floats[keep],
                    facet_points=tuple(cell.facet_points[i] for i in keep),
                    domain_rows=cell.domain_rows - (len(cell.rows) - len(keep)),
@@ -406,9 +416,9 @@ def _refine_cell(cell: _Cell, layer: _ExactLayer, backend: Backend, box: frozens
     g = layer.W * cell.c + layer.bias
     table, offsets = G.table(), g.entries()  # indexing FLINT matrices entry by entry is slow
     if cell.vertices is not None and not layer.groups:
-        return _refine_by_vertices(cell, layer, table, offsets, box, last)
+        return _refine_by_vertices(cell, layer, G, table, offsets, box, last)
     # No flips through programs or max groups (a tie of a group may lie on a facet): those facets get points.
-    pieces = [replace(cell, flips=()) if cell.flips else cell]
+    pieces = [cell.evolved(flips=()) if cell.flips else cell]
     for cut in _unit_rows(layer, table, offsets):
         pieces = [part for piece in pieces for part in _split(piece, cut, backend, box)]
     for group in layer.groups:
@@ -416,7 +426,7 @@ def _refine_cell(cell: _Cell, layer: _ExactLayer, backend: Backend, box: frozens
     children = []
     for piece in pieces:
         if piece.point is None:  # a part cut by vertices finds its point only now
-            piece = replace(piece, point=_vertex_point(piece, box))
+            piece = piece.evolved(point=_vertex_point(piece, box))
         assert piece.point is not None
         point = fmpq_mat([[fmpq(v, piece.point[-1])] for v in piece.point[:-1]])
         values = (G * point + g).entries()
@@ -446,7 +456,7 @@ def _child(piece: _Cell, layer: _ExactLayer, table: list[list[fmpq]], offsets: l
     return piece.with_pattern(pattern, M, c)
 
 
-def _refine_by_vertices(cell: _Cell, layer: _ExactLayer, table: list[list[fmpq]], offsets: list[fmpq],
+def _refine_by_vertices(cell: _Cell, layer: _ExactLayer, G: fmpq_mat, table: list[list[fmpq]], offsets: list[fmpq],
                         box: frozenset[Row], last: bool) -> list[_Cell]:
     """``_refine_cell`` for a cell that carries its vertices and a layer of element-wise units, read off signs
     alone: the signs of the cell's vertices say which hyperplanes cross it and on which side the cell lies of the
@@ -462,10 +472,13 @@ def _refine_by_vertices(cell: _Cell, layer: _ExactLayer, table: list[list[fmpq]]
     choices = []  # per unit, its piece where it does not depend on the part
     neuron = len(cell.pattern)  # the pattern index of the next unit that is not linear
     stuck = False  # a unit constant on the cell at one of its breakpoints
+    numerators, denominator = G.numer_denom()  # G's rows in integers over one positive denominator
+    whole = numerators.table()
     for j, (is_linear, breakpoints, _) in enumerate(layer.units):
         if not is_linear and any(table[j]):
+            normal = [int(v) for v in whole[j]]
             for b, xi in enumerate(breakpoints):
-                rows.append(primitive((*table[j], xi - offsets[j])))  # z_j <= xi
+                rows.append(_scaled_row(normal, (xi - offsets[j]) * denominator))  # z_j <= xi
                 owners.append(j)
                 flips.append(((neuron, b + 1), (neuron, b)))  # a part's facet on it: pieces b below, b + 1 above
             choices.append(0)
@@ -495,7 +508,8 @@ def _refine_by_vertices(cell: _Cell, layer: _ExactLayer, table: list[list[fmpq]]
         cut_parts = []
         crossings = cv.Crossings()  # the parts share vertices, and edges in dimension 3 up
         for part, inherited, sides, at in parts:
-            if (at[:, 0] < 0).any() and (at[:, 0] > 0).any():
+            here = at[:, 0].tolist()  # few vertices: plain Python is faster than two numpy reductions
+            if -1 in here and 1 in here:
                 later = cv.Later(cuts[step + 1:], floats[crossing[step + 1:]], at[:, 1:], last)
                 for side, (child, facets, child_later) in zip((-1, 1), _vertex_parts(part, row, at[:, 0], later,
                                                                                       crossings, cut_flips[step])):
@@ -503,7 +517,7 @@ def _refine_by_vertices(cell: _Cell, layer: _ExactLayer, table: list[list[fmpq]]
                     cut_parts.append((child, int(np.count_nonzero(facets[:inherited])), sides + [side],
                                       child_later.signs))
             else:
-                cut_parts.append((part, inherited, sides + [1 if (at[:, 0] > 0).any() else -1], at[:, 1:]))
+                cut_parts.append((part, inherited, sides + [1 if 1 in here else -1], at[:, 1:]))
         parts = cut_parts
     owner = np.array(owners, dtype=np.int64)
     uniform = np.asarray(above & ~below)  # the hyperplanes the whole cell lies above
@@ -517,6 +531,14 @@ def _refine_by_vertices(cell: _Cell, layer: _ExactLayer, table: list[list[fmpq]]
         children = _siblings(children, [inherited for _, inherited, _, _ in parts],
                              np.array([sides for _, _, sides, _ in parts], dtype=np.int8), cuts)
     return children
+
+
+def _scaled_row(normal: list[int], offset: fmpq) -> Row:
+    """``primitive((*normal, offset))`` for integers ``normal`` and a FLINT rational ``offset``."""
+    p, q = int(offset.p), int(offset.q)
+    ints = [*(v * q for v in normal), p] if q != 1 else [*normal, p]
+    divisor = math.gcd(*ints)
+    return tuple([v // divisor for v in ints]) if divisor > 1 else tuple(ints)
 
 
 def _siblings(parts: list[_Cell], inherited: list[int], sides: np.ndarray, cuts: list[Row]) -> list[_Cell]:
@@ -538,10 +560,11 @@ def _siblings(parts: list[_Cell], inherited: list[int], sides: np.ndarray, cuts:
     # Per part, its row on the shared facet (rows are primitive, so the part below a cut has the cut's row,
     # the part above its negation, whichever of the cuts on that hyperplane made the facet).
     across: list[dict[Row, int]] = [{} for _ in parts]
-    for a, b in zip(first.tolist(), second.tolist()):
-        at = int(np.flatnonzero(signs[a] != signs[b])[0])
+    differing = (signs[first] != signs[second]).argmax(axis=1)  # the one distinct hyperplane between them
+    first_below = signs[first, differing] < 0
+    for a, b, at, a_below in zip(first.tolist(), second.tolist(), differing.tolist(), first_below.tolist()):
         row = cuts[distinct[at]]
-        below, above = (a, b) if signs[a, at] < 0 else (b, a)
+        below, above = (a, b) if a_below else (b, a)
         across[below][row] = above
         across[above][cp.negated(row)] = below
     finished = []
@@ -553,7 +576,7 @@ def _siblings(parts: list[_Cell], inherited: list[int], sides: np.ndarray, cuts:
             siblings = ()
         if len(siblings) != len(cut_rows) or len(found) != len(cut_rows):
             raise CertificateError("a facet cut by a layer without exactly one part across it")
-        finished.append(replace(part, siblings=siblings))
+        finished.append(part.evolved(siblings=siblings))
     return finished
 
 
@@ -570,11 +593,11 @@ def _still_flipping(cell: _Cell, rows: list[Row], stuck: bool) -> _Cell:
     if not cell.flips or not any(cell.flips):
         return cell
     if stuck:
-        return replace(cell, flips=())
+        return cell.evolved(flips=())
     planes = {_plane(row)[0] for row in rows}
     flips = tuple(None if flip is None or _plane(row)[0] in planes else flip
                   for row, flip in zip(cell.rows, cell.flips))
-    return replace(cell, flips=flips) if flips != cell.flips else cell
+    return cell.evolved(flips=flips) if flips != cell.flips else cell
 
 
 def _distinct_flips(cuts: list[Row], flips: list[tuple[_Flip, _Flip]]
@@ -678,10 +701,10 @@ def _vertex_parts(cell: _Cell, row: Row, signs: np.ndarray, later: cv.Later | No
                                                               cv.cut(cell.vertices, row, signs, len(row) - 1, later,
                                                                      crossings)):
         keep = facets.tolist()
-        rows = tuple(r for r, facet in zip(cell.rows, keep) if facet) + (bounding,)
+        rows = (*compress(cell.rows, keep), bounding)
         part_flips: tuple[Optional[_Flip], ...] = ()
         if cell.flips or flip is not None:
-            kept = tuple(f for f, facet in zip(cell.flips, keep) if facet) if cell.flips else (None,) * (len(rows) - 1)
+            kept = tuple(compress(cell.flips, keep)) if cell.flips else (None,) * (len(rows) - 1)
             part_flips = kept + (flip,)
         parts.append((_Cell(rows, None, None, cell.pattern, cell.M, cell.c, (), sum(keep[:cell.domain_rows]),
                             vertices, flips=part_flips), facets, part_later))
@@ -727,7 +750,7 @@ def _with_facet_points(cell: _Cell, box: frozenset[Row] = frozenset(), flipping:
                 points[i] = facet_point
         if point is None:
             centroid = cv.centroid(cell.vertices, far)
-    return replace(cell, point=point, centroid=centroid, facet_points=tuple(points), vertices=None, floats=None,
+    return cell.evolved(point=point, centroid=centroid, facet_points=tuple(points), vertices=None, floats=None,
                    M=_NO_MAP, c=_NO_MAP, flips=cell.flips if flipping else ())
 
 
@@ -778,7 +801,7 @@ def _irredundant(cell: _Cell, backend: Backend) -> _Cell:
             keep = others
         else:
             points[i] = cp.toward(cell.point, beyond, cell.rows[i], _ZERO)
-    return replace(cell, rows=tuple(cell.rows[j] for j in keep),
+    return cell.evolved(rows=tuple(cell.rows[j] for j in keep),
                    floats=None if cell.floats is None else cell.floats[keep],
                    facet_points=tuple(points[j] for j in keep),
                    flips=tuple(cell.flips[j] for j in keep) if cell.flips else ())
