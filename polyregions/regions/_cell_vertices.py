@@ -363,16 +363,17 @@ def interior_point(cell: CellVertices, rows: Sequence[Row], far: np.ndarray) -> 
     >>> -100 < point[0] / point[-1] < -98 and point[1] == 0
     True
     """
-    candidate = centroid(cell, far)
+    mean = centroid(cell, far)
+    candidate = None if mean is None else float_point(mean)
     if candidate is not None and (_signs([candidate], scaled_floats([candidate]), rows) < 0).all():
         return candidate
     return near_centroid(list(cell.points), far.tolist())
 
 
-def centroid(cell: CellVertices, far: np.ndarray | None) -> Point | None:
+def centroid(cell: CellVertices, far: np.ndarray | None) -> tuple[float, ...] | None:
     """The centroid of the cell's vertices in doubles, weighting the ``far`` ones (a boolean per vertex) very
-    little as :func:`near_centroid` does, as an exact point (None when it leaves the double range). It is near
-    the middle of the cell but rounded, so not always strictly inside."""
+    little as :func:`near_centroid` does (None when it leaves the double range). It is near the middle of the
+    cell but rounded, so not always strictly inside; exact as ``float_point`` reads it."""
     k = cell.floats.shape[1] - 1
     with np.errstate(all="ignore"):
         coordinates = cell.floats[:, :k] / cell.floats[:, k:]  # the scaling by powers of two cancels
@@ -383,7 +384,7 @@ def centroid(cell: CellVertices, far: np.ndarray | None) -> Point | None:
             ones = np.empty(len(coordinates))
             ones.fill(1.0)  # not np.ones, whose Python wrapper costs more than the rest here
             mean = (ones @ coordinates / len(coordinates)).tolist()
-    return float_point(mean) if all(map(math.isfinite, mean)) else None
+    return tuple(mean) if all(map(math.isfinite, mean)) else None
 
 
 def _weights(coordinates: np.ndarray, far: np.ndarray | None) -> np.ndarray:

@@ -94,7 +94,7 @@ class _Cell:
     siblings: tuple[tuple[int, ...], ...] = ()
     # A finished cell cut by vertices without a point: the centroid of its vertices rounded to doubles (weighting
     # those on the certified box little), tried first when a point is asked for (:func:`_geometry`).
-    centroid: Optional[Point] = None
+    centroid: Optional[tuple[float, ...]] = None
     # Per row (none, or one per row): how the pattern changes across its facet when that is read off the cuts,
     # ``(neuron, piece)`` (:func:`_flipped`), else None. Empty: none is known.
     flips: tuple[Optional[_Flip], ...] = ()
@@ -265,18 +265,18 @@ def _unboxed(cell: _Cell, box: frozenset[Row]) -> _Cell:
                    flips=tuple(cell.flips[i] for i in keep) if cell.flips else ())
 
 
-def _geometry(rows: tuple[Row, ...], point: Optional[Point], centroid: Optional[Point], backend: Backend):
+def _geometry(rows: tuple[Row, ...], point: Optional[Point], centroid: Optional[tuple[float, ...]], backend: Backend):
     """A region's ``A``, ``b`` and interior point as fractions (built when first asked for)."""
     A = tuple(tuple(Fraction(v) for v in row[:-1]) for row in rows)
     b = tuple(Fraction(row[-1]) for row in rows)
     return A, b, cp.to_fractions(point if point is not None else interior(rows, centroid, backend))
 
 
-def interior(rows: tuple[Row, ...], centroid: Optional[Point], backend: Backend) -> Point:
-    """A point strictly inside a finished cell that has none: its ``centroid`` when that is strictly inside
+def interior(rows: tuple[Row, ...], centroid: Optional[tuple[float, ...]], backend: Backend) -> Point:
+    """A point strictly inside a finished cell that has none: its ``centroid`` (doubles) when that is strictly inside
     (checked exactly), otherwise a certified program's point."""
-    if centroid is not None and cp.strictly_inside(rows, centroid):
-        return centroid
+    if centroid is not None and cp.strictly_inside(rows, point := cp.float_point(centroid)):
+        return point
     found = strict_point([row[:-1] for row in rows], [row[-1] for row in rows], dim=len(rows[0]) - 1,
                          backend=backend)
     if found is None:
@@ -320,7 +320,7 @@ def _finished(cells: list[_Cell], layers, backend: Backend, bar=None, box: froze
 
 
 def _finished_share(cells: list[_Cell], layers, backend: Backend, box: frozenset[Row], net: "Network",
-                    flipping: bool = True, bar=None) -> tuple[list[_Cell], _Proved, list[_FacetKey]]:
+                    flipping: bool = True, bar=None) -> tuple[list[_Cell], list[_Pair], list[_FacetKey]]:
     """``_finished`` on a share of the cells (in a worker), with the facet neighbours proved among them and the
     facets left open (:func:`_share_neighbours`). The neighbours read off flips may lie in other shares; without
     ``flipping`` every facet a cell proves gets a point, and every pair proved lies within the share."""
@@ -334,10 +334,10 @@ def _handed_on(cells: Iterable[_Cell], layers, backend: Backend, box: frozenset[
     """``_finished_share`` as a :class:`~polyregions.regions._shares.Share` of the final cells without the
     certified box's rows, ``packed`` to be sent back from a worker; ``cells`` may come packed too."""
     with collector_paused():
-        finished, across, open_facets = _finished_share(list(cells), layers, backend, box, net, bar=bar)
+        finished, pairs, open_facets = _finished_share(list(cells), layers, backend, box, net, bar=bar)
         if box:
             finished = [_unboxed(cell, box) for cell in finished]
-        return Share.of(finished, (pair for pair, _ in across), open_facets, packed=packed)
+        return Share.of(finished, pairs, open_facets, packed=packed)
 
 
 def _joined(shares: Iterable[Share], bar, step: float) -> Joined:
@@ -830,7 +830,8 @@ def _proves_facet(row: Row) -> bool:
 
 #: Facet neighbours proved, each pair of patterns with the hyperplane of the facet they share (None for those read
 #: off the cuts).
-_Proved = set[tuple[tuple[tuple[int, ...], tuple[int, ...]], Optional[Row]]]
+_Pair = tuple[tuple[int, ...], tuple[int, ...]]
+_Proved = set[tuple[_Pair, Optional[Row]]]
 #: A facet named independently of the domain's (or the certified box's) rows, (pattern, row - domain rows), with
 #: the float guess of the pattern across it (None when there is none).
 _FacetKey = tuple[tuple[int, ...], int, Optional[tuple[int, ...]]]
@@ -877,34 +878,33 @@ def _float_guesses(facets: list[tuple[_Cell, int]], floats: "_FloatPatterns") ->
     return floats.patterns_beyond([_facet_point(cell, i) for cell, i in facets], [cell.rows[i] for cell, i in facets])
 
 
-def _sibling_pairs(cells: Iterable[_Cell]) -> _Proved:
-    """The facet neighbours read off the cuts: the last layer's (``_Cell.siblings``) and the flips, without their
-    hyperplanes (only :meth:`_Facets.prove` looks a pair up with one, to skip a proof, and the facet across one
-    read off the cuts is read off them too)."""
-    across: _Proved = set()
+def _sibling_pairs(cells: Iterable[_Cell]) -> list[_Pair]:
+    """The facet neighbours read off the cuts: the last layer's (``_Cell.siblings``, each pair once: both are
+    parts the cut made) and the flips (from each side, so that each neighbour read off is checked to exist)."""
+    pairs: list[_Pair] = []
     for cell in cells:
-        first = len(cell.rows) - len(cell.siblings)
-        for other in cell.siblings:
-            across.add((_ordered(cell.pattern, other), None))
-        for flip in cell.flips[:first]:
-            if flip is not None:
-                across.add((_ordered(cell.pattern, _flipped(cell.pattern, flip)), None))
-    return across
+        pattern = cell.pattern
+        pairs.extend([(pattern, other) for other in cell.siblings if pattern < other])
+        if cell.flips:
+            first = len(cell.rows) - len(cell.siblings)
+            pairs.extend([(pattern, _flipped(pattern, flip)) for flip in cell.flips[:first] if flip is not None])
+    return pairs
 
 
-def _share_neighbours(cells: list[_Cell], net: "Network") -> tuple[_Proved, list[_FacetKey]]:
-    """The facet neighbours among ``cells`` alone proved from float guesses (as :func:`_decided` proves them),
-    and the facets left open: those of cells whose neighbour is elsewhere, or whose guesses failed. A worker
-    process decides these for its share, so that only the open facets are left to the joined regions."""
+def _share_neighbours(cells: list[_Cell], net: "Network") -> tuple[list[_Pair], list[_FacetKey]]:
+    """The facet neighbours among ``cells`` read off the cuts or proved from float guesses (as :func:`_decided`
+    proves them; a pair may appear twice), and the facets left open: those of cells whose neighbour is
+    elsewhere, or whose guesses failed. A worker process decides these for its share, so that only the open
+    facets are left to the joined regions."""
     facets = _Facets({cell.pattern: cell for cell in cells})
     floats = _FloatPatterns(net)
     wanted = facets.of(cells)
-    across = _sibling_pairs(cells)
+    proved: _Proved = set()
     open_facets = []
     for (cell, i), guess in zip(wanted, _float_guesses(wanted, floats)):
-        if not (facets.prove(cell, i, guess, across) or facets.prove(cell, i, _beyond(floats, cell, i), across)):
+        if not (facets.prove(cell, i, guess, proved) or facets.prove(cell, i, _beyond(floats, cell, i), proved)):
             open_facets.append((cell.pattern, i - cell.domain_rows, guess))
-    return across, open_facets
+    return _sibling_pairs(cells) + [pair for pair, _ in proved], open_facets
 
 
 def _beyond(floats: "_FloatPatterns", cell: _Cell, i: int) -> tuple[int, ...] | None:

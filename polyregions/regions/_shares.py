@@ -107,22 +107,22 @@ class Share:
            packed: bool) -> "Share":
         """The share of ``cells`` (each with a ``pattern``) and the adjacent ``pairs`` of patterns proved by its
         process, at least one of each pair its own; ``packed`` for sending."""
-        index = {cell.pattern: i for i, cell in enumerate(cells)}
-        own, foreign, others = [], [], []
-        for p, q in pairs:
-            i, j = index.get(p), index.get(q)
-            if i is not None and j is not None:
-                own.append((i, j))
-            elif i is not None or j is not None:
-                foreign.append(i if i is not None else j)
-                others.append(q if i is not None else p)
-            else:
-                raise CertificateError(f"a pair of patterns {p} and {q} proved in a share that has neither")
+        index = {cell.pattern: i for i, cell in enumerate(cells)}.get
+        pairs = list(pairs)
+        first = np.array([index(p, -1) for p, _ in pairs], dtype=np.int64)
+        second = np.array([index(q, -1) for _, q in pairs], dtype=np.int64)
+        mine = (first >= 0) & (second >= 0)
+        if ((first < 0) & (second < 0)).any():
+            raise CertificateError("a pair of patterns proved in a share that has neither")
+        elsewhere = np.flatnonzero(~mine)
+        first_mine = first[elsewhere] >= 0
+        own = np.column_stack([first[mine], second[mine]])
+        foreign = np.where(first_mine, first[elsewhere], second[elsewhere])
+        others = [pairs[t][is_first] for t, is_first in zip(elsewhere.tolist(), first_mine.tolist())]  # the other one
         width = len(cells[0].pattern) if cells else 0
         return cls(_matrix([cell.pattern for cell in cells], width),
                    PackedCells(cells, run=_RUN) if packed else list(cells),
-                   np.array(own, dtype=np.int64).reshape(-1, 2),
-                   np.array(foreign, dtype=np.int64), _matrix(others, width), open_facets)
+                   own.reshape(-1, 2), foreign, _matrix(others, width), open_facets)
 
 
 def _matrix(patterns: Sequence[Pattern], width: int) -> np.ndarray:

@@ -118,7 +118,7 @@ def share_records(cells: Sequence[_Cell], layers: Sequence, backend: Backend, bo
     store: regions in pattern order without the certified box's rows, the pairs proved among them, and the
     facets left open with their exact points."""
     # Without flips: every pair proved lies within the share, and every other facet keeps its point in the store.
-    finished, across, open_facets = _finished_share(list(cells), list(layers), backend, box, net, flipping=False)
+    finished, proved, open_facets = _finished_share(list(cells), list(layers), backend, box, net, flipping=False)
     if box:
         finished = [_unboxed(cell, box) for cell in finished]
     finished.sort(key=lambda cell: cell.pattern)
@@ -127,7 +127,7 @@ def share_records(cells: Sequence[_Cell], layers: Sequence, backend: Backend, bo
                 _text(row[-1] for row in cell.rows), _text(cp.to_fractions(cell.point if cell.point is not None
                                                      else interior(cell.rows, cell.centroid, backend))))
                for cell in finished]
-    pairs = sorted({tuple(sorted((index[p], index[q]))) for (p, q), _ in across})
+    pairs = sorted({tuple(sorted((index[p], index[q]))) for p, q in proved})
     patterns = [cell.pattern for cell in finished]
     facets = []
     for pattern, offset, _ in open_facets:
