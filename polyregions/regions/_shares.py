@@ -3,8 +3,8 @@
 A share is a set of the first layer's cells refined to the end by one process. Sent back from a worker as a
 hundred thousand cell objects, it would cost the receiving process seconds of unpickling, on cores the workers
 need. A share travels instead as arrays (the cells' patterns, the pairs of adjacent cells proved within it) and
-one buffer holding its cells pickled one after another, each unpickled only when something reads it: the facets
-left open, and a region's geometry when that is asked for. Counts read the arrays alone.
+one buffer holding its cells pickled in short runs, each run unpickled only when something reads one of its
+cells: the facets left open, and a region's geometry when that is asked for. Counts read the arrays alone.
 """
 
 from __future__ import annotations
