@@ -325,3 +325,14 @@ def _final_flips(net, box):
     """The flips of the final cells of a refinement by vertices (some must be known for the test to test them)."""
     start, certified = refine_module.domain_cell(net, box, "highs")
     return [cell.flips for cell in refine_module._finished([start], net.layers, "highs", box=certified)]
+
+
+@given(st.lists(st.integers(-10 ** 30, 10 ** 30), min_size=1, max_size=6).filter(any),
+       st.fractions(max_denominator=10 ** 12))
+def test_a_units_row_scaled_from_integers_is_the_primitive_row(normal, offset):
+    from flint import fmpq
+
+    from polyregions.exact._integers import primitive
+
+    scaled = refine_module._scaled_row(normal, fmpq(offset.numerator, offset.denominator))
+    assert scaled == primitive((*normal, offset))

@@ -97,10 +97,7 @@ def _signs(points: Sequence[Point], floats: np.ndarray, rows: Sequence[Row], row
     k = len(rows[0]) - 1
     values = floats @ (row_floats(rows) if rows_floats is None else rows_floats).T
     signs = np.sign(values).astype(np.int8)
-    bound = _BOUNDS.get(k)
-    if bound is None:
-        bound = _BOUNDS[k] = dot_error_bound(k + 1)
-    unproved = np.abs(values) <= bound
+    unproved = np.abs(values) <= dot_error_bound(k + 1)
     if known is not None:
         unproved &= ~known
     if np.count_nonzero(unproved):
@@ -108,9 +105,6 @@ def _signs(points: Sequence[Point], floats: np.ndarray, rows: Sequence[Row], row
             exact = value(rows[r], points[v])
             signs[v, r] = (exact > 0) - (exact < 0)
     return signs
-
-
-_BOUNDS: dict[int, float] = {}  # dot_error_bound(k + 1) by k
 
 
 @dataclass(frozen=True, eq=False)
@@ -262,7 +256,7 @@ def _crossing_vertices(points: tuple[Point, ...], row: Row, below: list[int], ab
         hit = cache.get(key)
         if hit is None:
             low = values.get(key[0])
-            if low is None:  # value(row, low_point), inline
+            if low is None:  # value(row, low_point), inline: this loop makes every vertex of the run
                 low = values[key[0]] = (low_point, sum(map(operator.mul, row, low_point)) - twice_c * low_point[-1])
             high = values.get(key[1])
             if high is None:

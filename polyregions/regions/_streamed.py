@@ -27,6 +27,7 @@ from polyregions.regions import _cell_programs as cp
 from polyregions.regions._cell_programs import Point, Row
 from polyregions.regions._refine import (
     _Cell,
+    _CellsByPattern,
     _Facets,
     _finished_share,
     _float_guesses,
@@ -196,26 +197,18 @@ def _cell(pattern: tuple[int, ...], rows: tuple[Row, ...], domain_rows: int,
     return _Cell(rows, None, None, pattern, _NO_MAP, _NO_MAP, facet_points, domain_rows)
 
 
-class _StoredCells(dict):
-    """Cells by pattern for :meth:`_Facets.prove`: those of the facets being decided, and the others read from
-    the store when a guess names them (kept for one chunk of facets)."""
-
-    def __init__(self, store: Store, itemsize: int, own: dict[tuple[int, ...], tuple[_Cell, int]]) -> None:
-        super().__init__((pattern, cell) for pattern, (cell, _) in own.items())
-        self.store, self.itemsize = store, itemsize
-        self.ids = {pattern: region for pattern, (_, region) in own.items()}
-
-    def get(self, pattern, default=None):
-        if pattern in self:
-            return self[pattern]
-        found = self.store.region_by_pattern(encoded(pattern, self.itemsize))
-        cell = None
-        if found is not None:
-            region, domain_rows, A, b, _ = found
-            cell = _cell(tuple(pattern), _rows(A, b), domain_rows)
-            self.ids[pattern] = region
-        self[pattern] = cell
-        return cell if cell is not None else default
+def _stored_cell(store: Store, itemsize: int, ids: dict[tuple[int, ...], int]
+                 ) -> Callable[[tuple[int, ...]], Optional[_Cell]]:
+    """A reader of the cell of a pattern from the store (None when no region has it), recording its region id in
+    ``ids``."""
+    def read(pattern: tuple[int, ...]) -> Optional[_Cell]:
+        found = store.region_by_pattern(encoded(pattern, itemsize))
+        if found is None:
+            return None
+        region, domain_rows, A, b, _ = found
+        ids[pattern] = region
+        return _cell(tuple(pattern), _rows(A, b), domain_rows)
+    return read
 
 
 def _grouped(facets: Iterable[tuple], size: int) -> Iterator[list[tuple]]:
@@ -252,7 +245,10 @@ def decided_pairs(store: Store, net: "Network", backend: Backend, itemsize: int,
             own[pattern] = (_cell(pattern, rows, domain_rows, tuple(points)), region_id)
             regions[region_id] = _region(pattern, rows, inside, net)
         cells_by_id = {region_id: cell for cell, region_id in own.values()}
-        stored = _StoredCells(store, itemsize, own)
+        # The cells of the facets being decided, and the others read from the store when a guess names them
+        # (kept for one chunk of facets).
+        ids = {pattern: region for pattern, (_, region) in own.items()}
+        stored = _CellsByPattern(_stored_cell(store, itemsize, ids), ((p, cell) for p, (cell, _) in own.items()))
         facets_ = _Facets(stored)
         wanted = [(cells_by_id[region_id], row) for region_id, row in wanted_rows]
         across: _Proved = set()
@@ -262,7 +258,7 @@ def decided_pairs(store: Store, net: "Network", backend: Backend, itemsize: int,
                    for guess in _guesses(float_guess, floats, net, cell, i, region)):
                 continue
             unproved.append((region_id, cell, i, region))
-        found.append(np.array([sorted((stored.ids[p], stored.ids[q])) for (p, q), _ in across],
+        found.append(np.array([sorted((ids[p], ids[q])) for (p, q), _ in across],
                               dtype=np.int64).reshape(-1, 2))
     if unproved:
         found.append(_by_programs(store, unproved, net, backend, itemsize))
