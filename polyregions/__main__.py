@@ -1,3 +1,3 @@
-from polyregions.cli import main
+from polyregions.cli import command
 
-raise SystemExit(main())
+command()

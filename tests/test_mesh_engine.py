@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 from region_oracle import brute_force_patterns, counter_clockwise
 
 from polyregions.errors import InvalidInputError
@@ -349,6 +350,31 @@ def test_certified_signs_prove_only_what_the_bound_allows():
     values = np.array([1.0, -1.0, 1e-17, 0.0, 0.0, np.nan, np.inf])
     errors = np.array([0.5, 0.5, 1e-16, 0.0, 1e-300, 0.0, 1.0])
     assert float_filter.certified_signs(values, errors, 0.0, 0.0).tolist() == [1, -1, 2, 0, 2, 2, 2]
+
+
+_FLOATS = st.one_of(st.floats(allow_nan=True, allow_infinity=True, width=64),
+                    st.sampled_from([0.0, -0.0, 1e-300, 5e-324, 1.0, 1.0 + 2 ** -52]))
+_BOUNDS = st.one_of(st.floats(0, 1e300), st.sampled_from([0.0, 5e-324, 2 ** -52, math.inf]))
+
+
+@given(st.data(), st.integers(1, 4), st.integers(1, 5), st.sampled_from([0.0, 0.5, -3.0, 1e-300]),
+       st.sampled_from([0.0, 2 ** -53, 1e-10]))
+def test_a_proven_sign_holds_for_every_value_and_breakpoint_within_their_bounds(data, rows, columns, xi, xi_error):
+    values = data.draw(hnp.arrays(np.float64, (rows, 2 * columns), elements=_FLOATS))[:, ::2]  # a strided view
+    errors = data.draw(hnp.arrays(np.float64, (rows, columns), elements=_BOUNDS))
+    signs = float_filter.certified_signs(values, errors, xi, xi_error)
+    for v, e, sign in zip(values.ravel().tolist(), errors.ravel().tolist(), signs.ravel().tolist()):
+        if sign == float_filter.UNCERTAIN:
+            continue
+        assert math.isfinite(v) and math.isfinite(e)
+        low, high = Fraction(v) - Fraction(e), Fraction(v) + Fraction(e)
+        xi_low, xi_high = Fraction(xi) - Fraction(xi_error), Fraction(xi) + Fraction(xi_error)
+        if sign == 1:
+            assert low > xi_high
+        elif sign == -1:
+            assert high < xi_low
+        else:
+            assert sign == 0 and low == high == xi_low == xi_high
 
 
 # --- bad input ---------------------------------------------------------------------------------------------------

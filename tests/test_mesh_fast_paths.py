@@ -20,7 +20,17 @@ from polyregions.regions import domains as dom
 from polyregions.regions._mesh import mesh as mesh_loop
 from polyregions.regions._mesh import refine_mesh
 from polyregions.regions._mesh.exact_maps import _is_prime
-from polyregions.regions._mesh.support import ABOVE, BELOW, ON, UNPROVEN, distinct, padded, ragged, unproven_rows
+from polyregions.regions._mesh.support import (
+    ABOVE,
+    BELOW,
+    ON,
+    UNPROVEN,
+    distinct,
+    distinct_ranks,
+    padded,
+    ragged,
+    unproven_rows,
+)
 from polyregions.testing import assert_complexes_equal
 
 
@@ -60,6 +70,14 @@ def test_skipping_the_last_layers_earlier_columns_gives_the_same_complex(monkeyp
                   elements=st.integers(-5, 5)))
 def test_distinct_is_numpys_unique(values):
     assert distinct(values).tolist() == np.unique(values).tolist()
+
+
+@given(hnp.arrays(np.int64, st.integers(0, 40), elements=st.integers(-6, 6)))
+def test_distinct_ranks_are_numpys_unique_up_to_the_element_picked(values):
+    one, rank = distinct_ranks(values)
+    unique, inverse = np.unique(values, return_inverse=True)
+    assert values[one].tolist() == unique.tolist()
+    assert rank.tolist() == inverse.tolist()
 
 
 @given(st.lists(st.tuples(st.integers(-20, 20), st.integers(0, 6)), max_size=12))

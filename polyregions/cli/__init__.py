@@ -14,6 +14,7 @@ Standard output is the same either way.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import importlib.util
 import pkgutil
@@ -26,7 +27,7 @@ from polyregions._signals import interrupts_raise
 from polyregions.cli._options import progress_mode as mode_of
 from polyregions.errors import PolyregionsError
 
-__all__ = ["main"]
+__all__ = ["main", "command"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -117,5 +118,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def command() -> None:
+    """The ``polyregions`` program: :func:`main`, then the end of the process with its status."""
+    status = main()
+    # The collections the interpreter runs on its way out would trace every object still alive (the modules, and
+    # what a command cached) for cycles: on a small run, longer than the run's own output. Every file is written
+    # and closed by now, so those objects are left to the end of the process.
+    gc.freeze()
+    raise SystemExit(status)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    command()

@@ -13,7 +13,17 @@ from polyregions.exact._integers import lcm
 from polyregions.exact.linalg import Matrix, Vector
 from polyregions.networks._float_filter import doubles
 from polyregions.regions._mesh.mesh import Mesh
-from polyregions.regions._mesh.support import ABOVE, BELOW, KEY, MeshError, distinct, grow, or_rows, ragged
+from polyregions.regions._mesh.support import (
+    ABOVE,
+    BELOW,
+    KEY,
+    MeshError,
+    distinct,
+    distinct_ranks,
+    grow,
+    or_rows,
+    ragged,
+)
 
 __all__ = ["Mesh2D"]
 
@@ -113,7 +123,7 @@ class Mesh2D(Mesh):
         # New vertices, one per crossing edge (an interior edge is seen from both of its faces).
         u, w = verts[ci], verts[nxt[ci]]
         key = np.minimum(u, w) * KEY + np.maximum(u, w)
-        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        first, inverse = distinct_ranks(key)
         nnew = first.size
         new_ids = self.nv + np.arange(nnew, dtype=np.int64)
         if nnew:
