@@ -11,8 +11,8 @@ import numpy as np
 from polyregions._runtime import collector_paused
 from polyregions.errors import PolyregionsError
 
-__all__ = ["KEY", "ON", "ABOVE", "BELOW", "UNPROVEN", "SIDE_OF_SIGN", "ragged", "distinct",
-           "distinct_ranks",            "unproven_rows", "grow", "padded", "or_rows", "ComputedOnce", "MeshError"]
+__all__ = ["KEY", "ON", "ABOVE", "BELOW", "UNPROVEN", "SIDE_OF_SIGN", "ragged", "distinct", "distinct_ranks",
+           "unproven_rows", "grow", "padded", "or_rows", "ComputedOnce", "MeshError"]
 
 #: Key of an unordered pair of vertex ids ``(u, w)``, ``u <= w``: ``u * KEY + w``.
 KEY = np.int64(1) << 31
