@@ -182,6 +182,26 @@ def test_points_near_the_vertices_off_the_far_side(far_side):
         assert -1 < Fraction(facet_point[0], facet_point[-1]) < 1
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 4), st.lists(st.lists(st.integers(-3, 3), min_size=5, max_size=5), min_size=1, max_size=4))
+def test_centroids_of_several_cells_at_once_are_each_cells_mean_of_vertices(k, rows):
+    cells = []
+    for entries in rows:
+        cuts = [tuple(entries[:k]) + (entries[-1],)]
+        cell = cv.cell_vertices(_cube(k, half=2), k, limit=10_000)
+        row = next((c for c in cuts if any(c[:-1])), None)
+        signs = None if row is None else cv.vertex_signs(cell, row)
+        if signs is not None and (signs < 0).any() and (signs > 0).any():
+            cell = cv.cut(cell, row, signs, k)[0][0]  # cells of different sizes side by side
+        cells.append(cell)
+    for cell, mean in zip(cells, cv.centroids(cells)):
+        k = len(cell.points[0]) - 1
+        exact = [sum(Fraction(p[i], p[-1]) for p in cell.points) / len(cell.points) for i in range(k)]
+        assert mean is not None and len(mean) == k
+        assert all(abs(Fraction(m) - e) <= Fraction(1, 2 ** 40) for m, e in zip(mean, exact))
+        assert cv.centroid(cell, None) == mean
+
+
 def test_near_centroid_is_a_positive_combination_of_every_point():
     near = [(0, 0, 1), (2, 0, 1), (0, 2, 1)]
     far = [(2 ** 200, 2 ** 200, 1)]

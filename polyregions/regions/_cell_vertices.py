@@ -27,7 +27,7 @@ from polyregions.polyhedra.vertex_enumeration import enumerate_vertices
 from polyregions.regions._cell_programs import Point, Row, float_point, homogeneous, value
 
 __all__ = ["CellVertices", "Later", "cell_vertices", "vertex_signs", "row_signs", "row_floats", "cut", "facet_points",
-           "interior_point", "centroid", "near_centroid"]
+           "interior_point", "centroid", "centroids", "near_centroid"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -368,17 +368,29 @@ def centroid(cell: CellVertices, far: np.ndarray | None) -> tuple[float, ...] | 
     """The centroid of the cell's vertices in doubles, weighting the ``far`` ones (a boolean per vertex) very
     little as :func:`near_centroid` does (None when it leaves the double range). It is near the middle of the
     cell but rounded, so not always strictly inside; exact as ``float_point`` reads it."""
+    if far is None or not np.count_nonzero(far):
+        return centroids([cell])[0]
     k = cell.floats.shape[1] - 1
     with np.errstate(all="ignore"):
         coordinates = cell.floats[:, :k] / cell.floats[:, k:]  # the scaling by powers of two cancels
-        if far is not None and np.count_nonzero(far):
-            weights = _weights(coordinates, far)
-            mean = (weights @ coordinates / weights.sum()).tolist()
-        else:  # the same sums as with weights 1
-            ones = np.empty(len(coordinates))
-            ones.fill(1.0)  # not np.ones, whose Python wrapper costs more than the rest here
-            mean = (ones @ coordinates / len(coordinates)).tolist()
+        weights = _weights(coordinates, far)
+        mean = (weights @ coordinates / weights.sum()).tolist()
     return tuple(mean) if all(map(math.isfinite, mean)) else None
+
+
+def centroids(cells: Sequence[CellVertices]) -> list[tuple[float, ...] | None]:
+    """:func:`centroid` of many cells with no far vertices, in one pass over all their vertices: a cell has a few
+    tens, so numpy's cost per call would be most of the work one cell at a time."""
+    if not cells:
+        return []
+    sizes = [len(cell.points) for cell in cells]
+    floats = np.concatenate([cell.floats for cell in cells])
+    k = floats.shape[1] - 1
+    with np.errstate(all="ignore"):
+        coordinates = floats[:, :k] / floats[:, k:]  # the scaling by powers of two cancels
+        starts = np.cumsum([0, *sizes[:-1]])
+        means = np.add.reduceat(coordinates, starts, axis=0) / np.array(sizes, dtype=float)[:, None]
+    return [tuple(mean) if all(map(math.isfinite, mean)) else None for mean in means.tolist()]
 
 
 def _weights(coordinates: np.ndarray, far: np.ndarray | None) -> np.ndarray:

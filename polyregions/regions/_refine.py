@@ -289,8 +289,9 @@ def _refined(cells: list[_Cell], layers, backend: Backend, bar=None, finish=None
     """The cells refined by the layers, one after the other; ``bar`` advances by one per layer, in steps of one
     cell; ``box`` holds the rows of the certified box, if any.
 
-    ``finish``, when given, is applied to the cells of the last layer that splits as they are made: affine layers
-    after it split nothing and add nothing to the patterns, and a finished cell needs no map.
+    ``finish``, when given, is applied to the cells of the last layer that splits as they are made, a list of the
+    parts of one cell at a time: affine layers after it split nothing and add nothing to the patterns, and a
+    finished cell needs no map.
     """
     exact_layers = [_ExactLayer(layer) for layer in layers]
     end = len(layers)
@@ -301,13 +302,13 @@ def _refined(cells: list[_Cell], layers, backend: Backend, bar=None, finish=None
         refined: list[_Cell] = []
         for cell in cells:
             children = _refine_cell(cell, exact_layer, backend, box, last=last)
-            refined.extend(map(finish, children) if last else children)
+            refined.extend(finish(children) if last else children)
             if bar is not None:
                 bar.update(1 / len(cells))
         cells = refined
     if bar is not None and end < len(layers):
         bar.update(len(layers) - end)
-    return [finish(cell) for cell in cells] if finish is not None and end == 0 else cells
+    return finish(cells) if finish is not None and end == 0 else cells
 
 
 def _finished(cells: list[_Cell], layers, backend: Backend, bar=None, box: frozenset[Row] = frozenset(),
@@ -728,31 +729,44 @@ def _vertex_point(cell: _Cell, box: frozenset[Row]) -> Point:
                              np.zeros(len(cell.vertices.points), dtype=bool) if far is None else far)
 
 
-def _with_facet_points(cell: _Cell, box: frozenset[Row] = frozenset(), flipping: bool = True) -> _Cell:
-    """A final cell with a point on every facet after the domain's that it proves (:func:`_proves_facet`; not
-    those whose neighbours are its ``siblings`` or, when ``flipping``, read off its ``flips``), near the centroid
-    of its vertices where it has none, and without its vertices, its float rows and its affine map, which nothing
-    after the cuts needs (and which would be most of what worker processes send back); without its flips unless
-    ``flipping``.
+def _with_facet_points(cells: list[_Cell], box: frozenset[Row] = frozenset(), flipping: bool = True) -> list[_Cell]:
+    """Final cells, each with a point on every facet after the domain's that it proves (:func:`_proves_facet`;
+    not those whose neighbours are its ``siblings`` or, when ``flipping``, read off its ``flips``), near the
+    centroid of its vertices where it has none, and without its vertices, its float rows and its affine map, which
+    nothing after the cuts needs (and which would be most of what worker processes send back); without its flips
+    unless ``flipping``.
 
     On a cell that touches the certified box (rows ``box``: the region is unbounded) those points lie near
     the facets' vertices off the box, weighting those on the box very little: short numbers, and points where
-    the float guesses of the adjacency work, instead of ones far out.
+    the float guesses of the adjacency work, instead of ones far out. The other cells' centroids are computed
+    together (:func:`~._cell_vertices.centroids`).
     """
+    fars = [None if cell.vertices is None else _far_vertices(cell, box) for cell in cells]
+    weighted = [far is not None and bool(np.count_nonzero(far)) for far in fars]
+    together = iter(cv.centroids([cell.vertices for cell, alone in zip(cells, weighted)
+                                  if cell.vertices is not None and cell.point is None and not alone]))
+    finished = []
+    for cell, far, alone in zip(cells, fars, weighted):
+        centroid = None
+        if cell.vertices is not None and cell.point is None:
+            centroid = cv.centroid(cell.vertices, far) if alone else next(together)
+        finished.append(_with_points_on_facets(cell, far, centroid, flipping))
+    return finished
+
+
+def _with_points_on_facets(cell: _Cell, far: np.ndarray | None, centroid: Optional[tuple[float, ...]],
+                           flipping: bool) -> _Cell:
+    """One cell of :func:`_with_facet_points`, given which of its vertices are ``far`` and its ``centroid``."""
     points = list(cell.facet_points) or [None] * len(cell.rows)
-    point, centroid = cell.point, None
     if cell.vertices is not None:  # cells cut by programs keep a point on every facet
-        far = _far_vertices(cell, box)
         flips = cell.flips if flipping else ()
         missing = [i for i in range(cell.domain_rows, len(cell.rows) - len(cell.siblings))
                    if points[i] is None and _proves_facet(cell.rows[i]) and not (flips and flips[i])]
         if missing:
             for i, facet_point in zip(missing, cv.facet_points(cell.vertices, cell.rows, missing, far=far)):
                 points[i] = facet_point
-        if point is None:
-            centroid = cv.centroid(cell.vertices, far)
-    return cell.evolved(point=point, centroid=centroid, facet_points=tuple(points), vertices=None, floats=None,
-                   M=_NO_MAP, c=_NO_MAP, flips=cell.flips if flipping else ())
+    return cell.evolved(centroid=centroid, facet_points=tuple(points), vertices=None, floats=None, M=_NO_MAP,
+                        c=_NO_MAP, flips=cell.flips if flipping else ())
 
 
 def _far_point(cell: _Cell, far: Row, backend: Backend) -> Optional[Point]:
