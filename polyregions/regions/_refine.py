@@ -200,8 +200,7 @@ def _refine(network: "Network", net: "Network", domain: "Domain", backend: Backe
 
 def _cell_geometry(joined: Joined, backend: Backend, index: int):
     """The geometry of the region of cell ``index``, as :func:`_geometry`."""
-    cell = joined.cell(index)
-    return _geometry(cell.rows, cell.point, cell.centroid, backend)
+    return _geometry_of(joined.cell(index), backend)
 
 
 def domain_cell(net: "Network", domain: "Domain", backend: Backend, method: Method = "auto"
@@ -259,10 +258,15 @@ def _unboxed(cell: _Cell, box: frozenset[Row]) -> _Cell:
     if len(keep) == len(cell.rows):
         return cell
     return cell.evolved(rows=tuple(cell.rows[i] for i in keep),
-                   floats=None if cell.floats is None else cell.floats[keep],
-                   facet_points=tuple(cell.facet_points[i] for i in keep),
-                   domain_rows=cell.domain_rows - (len(cell.rows) - len(keep)),
-                   flips=tuple(cell.flips[i] for i in keep) if cell.flips else ())
+                        floats=None if cell.floats is None else cell.floats[keep],
+                        facet_points=tuple(cell.facet_points[i] for i in keep),
+                        domain_rows=cell.domain_rows - (len(cell.rows) - len(keep)),
+                        flips=tuple(cell.flips[i] for i in keep) if cell.flips else ())
+
+
+def _geometry_of(cell: _Cell, backend: Backend):
+    """:func:`_geometry` of a finished cell."""
+    return _geometry(cell.rows, cell.point, cell.centroid, backend)
 
 
 def _geometry(rows: tuple[Row, ...], point: Optional[Point], centroid: Optional[tuple[float, ...]], backend: Backend):
@@ -817,9 +821,9 @@ def _irredundant(cell: _Cell, backend: Backend) -> _Cell:
         else:
             points[i] = cp.toward(cell.point, beyond, cell.rows[i], _ZERO)
     return cell.evolved(rows=tuple(cell.rows[j] for j in keep),
-                   floats=None if cell.floats is None else cell.floats[keep],
-                   facet_points=tuple(points[j] for j in keep),
-                   flips=tuple(cell.flips[j] for j in keep) if cell.flips else ())
+                        floats=None if cell.floats is None else cell.floats[keep],
+                        facet_points=tuple(points[j] for j in keep),
+                        flips=tuple(cell.flips[j] for j in keep) if cell.flips else ())
 
 
 def _plane(row: Row) -> tuple[Row, int]:
@@ -982,7 +986,7 @@ class _CellsByPattern(dict):
 
 
 def _region(cell: _Cell, net: "Network", backend: Backend) -> Region:
-    return Region.deferred(cell.pattern, net, partial(_geometry, cell.rows, cell.point, cell.centroid, backend))
+    return Region.deferred(cell.pattern, net, partial(_geometry_of, cell, backend))
 
 
 def _guesses(float_guess: tuple[int, ...] | None, floats: "_FloatPatterns", net: "Network", cell: _Cell, i: int,
