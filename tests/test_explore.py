@@ -5,6 +5,7 @@ import json
 import os
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -402,6 +403,17 @@ def test_the_command_serves_until_interrupted():
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=30)
     assert process.returncode == 130 and err.strip().endswith("polyregions: interrupted")
+
+
+def test_a_client_resetting_its_connection_mid_request_prints_nothing(server, capfd):
+    capfd.readouterr()
+    client = socket.create_connection(("127.0.0.1", server.server_address[1]), timeout=5)
+    client.sendall(b"GET /api/config HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # the headers not finished
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    client.close()  # with a zero linger: a reset, which the handler reading the headers meets
+    time.sleep(0.5)
+    assert _ask(server, "GET", "/api/config")[0] == 200  # still serving
+    assert "Exception" not in capfd.readouterr().err
 
 
 def test_the_command_refuses_a_bad_port(capsys):

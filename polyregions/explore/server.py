@@ -234,6 +234,13 @@ class ExplorerServer(ThreadingHTTPServer):
                                         f"(choose another with --port N, or 0 for any free one)") from None
             raise
 
+    def handle_error(self, request, client_address) -> None:
+        """A client that went away mid-request (a tab closed, a connection reset) is no fault of the server's
+        and prints nothing; any other exception in a handler is reported as ``socketserver`` does."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
     @property
     def url(self) -> str:
         """``http://127.0.0.1:PORT/``, the page."""
