@@ -37,7 +37,8 @@ _EXPORTS = {
     ".networks.activations": ["Activation", "relu", "linear", "hardtanh", "leaky_relu", "piecewise_linear"],
     ".networks.network": ["Layer", "Network"],
     ".networks.io": ["load_network", "save_network", "network_from_json", "network_to_json", "network_from_arrays"],
-    ".networks.importers": ["network_from_torch"],
+    ".networks.importers": ["network_from_torch", "network_from_exported", "network_from_torchscript",
+                            "load_torch_file", "graph_from_onnx", "load_onnx", "network_from_sklearn"],
     ".networks.initializers": ["he_normal", "pytorch_default", "gaussian"],
     ".networks.constructions": ["sawtooth", "montufar"],
     ".regions.domains": ["Domain", "box", "polytope_domain", "space", "segment", "slice_domain", "plane_through",
@@ -97,7 +98,15 @@ if TYPE_CHECKING:
     from polyregions.measures.volumes import BoundaryVolumes, boundary_volumes
     from polyregions.networks.activations import Activation, hardtanh, leaky_relu, linear, piecewise_linear, relu
     from polyregions.networks.constructions import montufar, sawtooth
-    from polyregions.networks.importers import network_from_torch
+    from polyregions.networks.importers import (
+        graph_from_onnx,
+        load_onnx,
+        load_torch_file,
+        network_from_exported,
+        network_from_sklearn,
+        network_from_torch,
+        network_from_torchscript,
+    )
     from polyregions.networks.initializers import gaussian, he_normal, pytorch_default
     from polyregions.networks.io import (
         load_network,

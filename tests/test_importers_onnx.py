@@ -15,8 +15,8 @@ from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 from onnx.reference import ReferenceEvaluator  # noqa: E402
 
 from polyregions.networks.graph import GraphNetwork  # noqa: E402
+from polyregions.networks.importers.onnx import graph_from_onnx  # noqa: E402
 from polyregions.networks.io import load_network  # noqa: E402
-from polyregions.networks.onnx_import import graph_from_onnx  # noqa: E402
 
 
 def _model(nodes, input_shape, output_shape, initializers, *, output="y"):

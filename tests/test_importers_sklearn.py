@@ -12,7 +12,7 @@ sklearn = pytest.importorskip("sklearn")
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 from sklearn.neural_network import MLPClassifier, MLPRegressor  # noqa: E402
 
-from polyregions.networks.sklearn_import import network_from_sklearn  # noqa: E402
+from polyregions.networks.importers.sklearn import network_from_sklearn  # noqa: E402
 
 
 def _fit(model, X, y):

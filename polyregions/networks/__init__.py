@@ -15,10 +15,8 @@ _EXPORTS = {
     ".network": ["Layer", "Network"],
     ".io": ["load_network", "save_network", "network_from_json", "network_to_json", "load_npz",
             "network_from_arrays"],
-    ".importers": ["network_from_torch"],
-    ".torch_import": ["graph_from_torch"],
-    ".onnx_import": ["graph_from_onnx", "load_onnx"],
-    ".sklearn_import": ["network_from_sklearn"],
+    ".importers": ["network_from_torch", "network_from_exported", "network_from_torchscript", "load_torch_file",
+                   "graph_from_onnx", "load_onnx", "network_from_sklearn"],
     ".initializers": ["he_normal", "pytorch_default", "gaussian"],
     ".constructions": ["sawtooth", "montufar", "montufar_regions"],
 }
@@ -36,7 +34,15 @@ if TYPE_CHECKING:
         relu,
     )
     from polyregions.networks.constructions import montufar, montufar_regions, sawtooth
-    from polyregions.networks.importers import network_from_torch
+    from polyregions.networks.importers import (
+        graph_from_onnx,
+        load_onnx,
+        load_torch_file,
+        network_from_exported,
+        network_from_sklearn,
+        network_from_torch,
+        network_from_torchscript,
+    )
     from polyregions.networks.initializers import gaussian, he_normal, pytorch_default
     from polyregions.networks.io import (
         load_network,
@@ -47,6 +53,3 @@ if TYPE_CHECKING:
         save_network,
     )
     from polyregions.networks.network import Layer, Network
-    from polyregions.networks.onnx_import import graph_from_onnx, load_onnx
-    from polyregions.networks.sklearn_import import network_from_sklearn
-    from polyregions.networks.torch_import import graph_from_torch

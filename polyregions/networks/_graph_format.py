@@ -38,6 +38,12 @@ def _op_to_json(op: ops.Operation) -> dict[str, Any]:
         return {"op": "concat", "axis": op.axis}
     if isinstance(op, ops.Reshape):
         return {"op": "reshape", "shape": list(op.shape)}
+    if isinstance(op, ops.Scale):
+        return {"op": "scale", "scale": _numbers(op.scale), "shift": _numbers(op.shift)}
+    if isinstance(op, ops.Permute):
+        return {"op": "permute", "axes": list(op.axes)}
+    if isinstance(op, ops.Pad):
+        return {"op": "pad", "pads": [list(p) for p in op.pads], "value": format_rational(op.value)}
     return {"op": op.kind}  # add, flatten
 
 
@@ -82,6 +88,9 @@ _READERS: dict[str, tuple[tuple[str, ...], tuple[str, ...], Callable[..., ops.Op
     "concat": ((), ("axis",), lambda e, w: ops.Concat(e.get("axis", 0))),
     "flatten": ((), (), lambda e, w: ops.Flatten()),
     "reshape": (("shape",), (), lambda e, w: ops.Reshape(e["shape"])),
+    "scale": (("scale", "shift"), (), lambda e, w: ops.Scale(e["scale"], e["shift"])),
+    "permute": (("axes",), (), lambda e, w: ops.Permute(e["axes"])),
+    "pad": (("pads",), ("value",), lambda e, w: ops.Pad(e["pads"], e.get("value", 0))),
 }
 
 

@@ -12,7 +12,7 @@ layer: ``"relu"``, ``"linear"``, ``"hardtanh"`` or the JSON text of an activatio
 (``'{"kind": "leaky_relu", "negative_slope": "1/100"}'``). Without it every layer but the last is ReLU and the
 last is linear. Any other key is an error, as is a file that needs pickle to load.
 
-PyTorch modules are read by :func:`polyregions.networks.importers.network_from_torch`.
+Models of other frameworks are read by :mod:`polyregions.networks.importers`.
 """
 
 from __future__ import annotations
@@ -188,7 +188,7 @@ def save_network(network: Network, path: str | os.PathLike) -> None:
     atomic_write_text(path, json.dumps(network_to_json(network)) + "\n")
 
 
-def load_network(path: str | os.PathLike) -> Any:
+def load_network(path: str | os.PathLike, *, trust_pickle: bool = False) -> Any:
     """Read a network file: ``.npz`` arrays (see the module documentation), ``polyregions.network/1`` JSON (a
     :class:`Network`) or ``polyregions.network/2`` JSON (a :class:`~polyregions.networks.graph.GraphNetwork`).
 
@@ -196,7 +196,11 @@ def load_network(path: str | os.PathLike) -> Any:
     ----------
     path : str or os.PathLike
         A file whose name ends in ``.npz`` (any case) is read as arrays, ``.onnx`` through the onnx package,
-        ``.pt`` or ``.pth`` (TorchScript or a saved ``torch.nn.Module``) through torch, any other as JSON.
+        ``.pt2``, ``.pt`` or ``.pth`` through torch (:func:`~polyregions.networks.importers.load_torch_file`:
+        ``torch.export`` programs and TorchScript archives), any other as JSON.
+    trust_pickle : bool, keyword-only
+        Also read a module pickled with ``torch.save(model)``, which **runs code from the file** while it
+        loads; without it such a file is refused with a message that names the safe formats.
 
     Returns
     -------
@@ -226,8 +230,8 @@ def load_network(path: str | os.PathLike) -> Any:
     name = input_name(path, what="load_network: path")
     if name.lower().endswith(".npz"):
         return load_npz(name)
-    if name.lower().endswith((".onnx", ".pt", ".pth")):
-        return _load_model_file(name)
+    if name.lower().endswith((".onnx", ".pt", ".pth", ".pt2")):
+        return _load_model_file(name, trust_pickle)
     data = read_json(name)
     if isinstance(data, dict) and data.get("format") == GRAPH_FORMAT:
         from polyregions.networks.graph import graph_network_from_json
@@ -236,16 +240,16 @@ def load_network(path: str | os.PathLike) -> Any:
     return network_from_json(data, what=name)
 
 
-def _load_model_file(name: str) -> Any:
-    """An ``.onnx`` file through the onnx package, a ``.pt`` / ``.pth`` file (TorchScript or a saved module)
-    through torch; both optional, imported only here."""
+def _load_model_file(name: str, trust_pickle: bool) -> Any:
+    """An ``.onnx`` file through the onnx package, a PyTorch file through torch; both optional, imported only
+    here."""
     if name.lower().endswith(".onnx"):
-        from polyregions.networks.onnx_import import load_onnx
+        from polyregions.networks.importers.onnx import load_onnx
 
         return load_onnx(name)
-    from polyregions.networks.torch_import import load_torch_file
+    from polyregions.networks.importers.torch_files import load_torch_file
 
-    return load_torch_file(name)
+    return load_torch_file(name, trust_pickle=trust_pickle)
 
 
 # --- arrays -------------------------------------------------------------------------------------------------

@@ -4,9 +4,9 @@ Every operation is a frozen dataclass with exact parameters (:class:`fractions.F
 numbers, strings such as ``"1/3"`` and numpy arrays are read exactly (:mod:`polyregions.exact.rationals`).
 Tensors are channel-first and carry no batch axis. An operation is one of two kinds:
 
-* *affine* (:class:`Dense`, :class:`Conv`, :class:`AvgPool`, :class:`BatchNorm`, :class:`Add`, :class:`Concat`,
-  :class:`Flatten`, :class:`Reshape`): :meth:`affine` gives every output entry as a sparse exact combination of
-  input entries plus a constant;
+* *affine* (:class:`Dense`, :class:`Conv`, :class:`AvgPool`, :class:`BatchNorm`, :class:`Scale`, :class:`Add`,
+  :class:`Concat`, :class:`Flatten`, :class:`Reshape`, :class:`Permute`, :class:`Pad`): :meth:`affine` gives every
+  output entry as a sparse exact combination of input entries plus a constant;
 * *piecewise linear* (:class:`Activation`, :class:`PReLU`, :class:`MaxPool`, :class:`Maxout`): element-wise
   units (:meth:`elementwise`, one activation per entry) or max units (:meth:`max_groups`, the input entries each
   output entry is the maximum of; its piece is the argmax).
@@ -33,8 +33,8 @@ from polyregions.exact.rationals import _describe, integer, rational
 from polyregions.networks.activations import Activation as PiecewiseActivation
 from polyregions.networks.activations import activation_from_json, leaky_relu, linear, piecewise_linear
 
-__all__ = ["Dense", "Conv", "AvgPool", "MaxPool", "BatchNorm", "Activation", "PReLU", "Maxout", "Add", "Concat",
-           "Flatten", "Reshape", "Operation", "SparseAffine", "relu6", "flat_size"]
+__all__ = ["Dense", "Conv", "AvgPool", "MaxPool", "BatchNorm", "Scale", "Activation", "PReLU", "Maxout", "Add",
+           "Concat", "Flatten", "Reshape", "Permute", "Pad", "Operation", "SparseAffine", "relu6", "flat_size"]
 
 Shape = tuple[int, ...]
 #: Output entry ``i`` is ``sum(coef * inputs[k][j] for k, j, coef in terms[i]) + constants[i]`` (flat indices).
@@ -389,6 +389,41 @@ class BatchNorm:
 
 
 @dataclass(frozen=True)
+class Scale:
+    """``y = scale * x + shift`` entry by entry, with one scale and one shift per entry (row-major order).
+
+    Examples
+    --------
+    >>> Scale([2, 1], [0, -1]).output_shape([(2,)])
+    (2,)
+    """
+
+    scale: Any  # tuples of Fraction once read
+    shift: Any
+
+    kind = "scale"
+
+    def __post_init__(self) -> None:
+        scale, shape = _nested(self.scale, 1, "scale: scale")
+        shift, _ = _nested(self.shift, 1, "scale: shift")
+        if len(shift) != shape[0]:
+            raise InvalidInputError(f"scale: shift: expected {shape[0]} numbers (one per entry, as scale), "
+                                    f"got {len(shift)}")
+        object.__setattr__(self, "scale", scale)
+        object.__setattr__(self, "shift", shift)
+
+    def output_shape(self, shapes: Sequence[Shape], what: str = "scale") -> Shape:
+        shape = _one_input(shapes, what)
+        if flat_size(shape) != len(self.scale):
+            raise InvalidInputError(f"{what}: scale: expected {flat_size(shape)} numbers (one per input entry), "
+                                    f"got {len(self.scale)}")
+        return shape
+
+    def affine(self, shapes: Sequence[Shape]) -> SparseAffine:
+        return SparseAffine(tuple(((0, j, s),) if s else () for j, s in enumerate(self.scale)), self.shift)
+
+
+@dataclass(frozen=True)
 class Add:
     """The sum of two or more inputs of the same shape (a residual connection)."""
 
@@ -489,6 +524,80 @@ class Reshape:
 
     def affine(self, shapes: Sequence[Shape]) -> SparseAffine:
         return _identity(flat_size(shapes[0]))
+
+
+@dataclass(frozen=True)
+class Permute:
+    """The input's axes reordered: output axis ``i`` is input axis ``axes[i]`` (``numpy.transpose``).
+
+    Examples
+    --------
+    >>> Permute((1, 0)).output_shape([(2, 3)])
+    (3, 2)
+    """
+
+    axes: Any  # a tuple of int once read
+
+    kind = "permute"
+
+    def __post_init__(self) -> None:
+        if isinstance(self.axes, (str, bytes, dict)) or not hasattr(self.axes, "__len__") or not self.axes:
+            raise InvalidInputError(f"permute: axes: expected a non-empty list of axes, got {_describe(self.axes)}")
+        axes = tuple(integer(v, what=f"permute: axes[{i}]") for i, v in enumerate(self.axes))
+        if sorted(axes) != list(range(len(axes))):
+            raise InvalidInputError(f"permute: axes: expected a permutation of 0..{len(axes) - 1}, got {list(axes)}")
+        object.__setattr__(self, "axes", axes)
+
+    def output_shape(self, shapes: Sequence[Shape], what: str = "permute") -> Shape:
+        shape = _one_input(shapes, what)
+        if len(shape) != len(self.axes):
+            raise InvalidInputError(f"{what}: axes: expected {len(shape)} axes (the input's), got {list(self.axes)}")
+        return tuple(shape[a] for a in self.axes)
+
+    def affine(self, shapes: Sequence[Shape]) -> SparseAffine:
+        sources = np.arange(flat_size(shapes[0])).reshape(shapes[0]).transpose(self.axes).reshape(-1)
+        one = Fraction(1)
+        return SparseAffine(tuple(((0, int(j), one),) for j in sources), (Fraction(0),) * len(sources))
+
+
+@dataclass(frozen=True)
+class Pad:
+    """The input surrounded by ``value``: ``pads`` gives ``(before, after)`` entries for every axis.
+
+    Examples
+    --------
+    >>> Pad(((0, 0), (1, 2))).output_shape([(1, 3)])
+    (1, 6)
+    """
+
+    pads: Any  # a tuple of (int, int) once read
+    value: Any = 0  # a Fraction once read
+
+    kind = "pad"
+
+    def __post_init__(self) -> None:
+        pads = self.pads
+        if isinstance(pads, (str, bytes, dict)) or not hasattr(pads, "__len__") or not pads:
+            raise InvalidInputError(f"pad: pads: expected a [before, after] pair per axis, got {_describe(pads)}")
+        read = tuple(_ints(p, 2, f"pad: pads[{i}]", minimum=0) for i, p in enumerate(pads))
+        object.__setattr__(self, "pads", read)
+        object.__setattr__(self, "value", rational(self.value, what="pad: value"))
+
+    def output_shape(self, shapes: Sequence[Shape], what: str = "pad") -> Shape:
+        shape = _one_input(shapes, what)
+        if len(shape) != len(self.pads):
+            raise InvalidInputError(f"{what}: pads: expected {len(shape)} pairs (one per axis), got {len(self.pads)}")
+        return tuple(n + a + b for n, (a, b) in zip(shape, self.pads))
+
+    def affine(self, shapes: Sequence[Shape]) -> SparseAffine:
+        out = self.output_shape(shapes)
+        sources = np.full(out, -1, dtype=np.int64)
+        sources[tuple(slice(a, a + n) for n, (a, _) in zip(shapes[0], self.pads))] = \
+            np.arange(flat_size(shapes[0])).reshape(shapes[0])
+        one, zero = Fraction(1), Fraction(0)
+        flat = sources.reshape(-1).tolist()
+        return SparseAffine(tuple(((0, j, one),) if j >= 0 else () for j in flat),
+                            tuple(zero if j >= 0 else self.value for j in flat))
 
 
 def _identity(size: int) -> SparseAffine:
@@ -594,4 +703,5 @@ class Maxout:
                      for c in range(shape[0] // self.k) for j in range(per))
 
 
-Operation = Union[Dense, Conv, AvgPool, MaxPool, BatchNorm, Activation, PReLU, Maxout, Add, Concat, Flatten, Reshape]
+Operation = Union[Dense, Conv, AvgPool, MaxPool, BatchNorm, Scale, Activation, PReLU, Maxout, Add, Concat, Flatten,
+                  Reshape, Permute, Pad]

@@ -1,0 +1,142 @@
+"""TorchScript modules, traced or scripted: the frozen, inlined graph's ATen operators.
+
+:func:`network_from_torchscript` freezes the module (parameters become constants, submodule calls are inlined)
+and reads every ``aten::`` call through the operator table of :mod:`polyregions.networks.importers.operators`;
+TorchScript's own bookkeeping (constants, lists, tuples, number conversions) is evaluated on the way. Control
+flow (``prim::If``, ``prim::Loop``) that freezing could not resolve is refused: a piecewise-linear network has
+one graph for every input.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from polyregions.errors import InvalidInputError
+from polyregions.networks.graph import GraphNetwork
+from polyregions.networks.importers._builder import GraphBuilder, Unsupported
+from polyregions.networks.importers._torch_values import plain, torch_module
+from polyregions.networks.importers.operators import call
+
+__all__ = ["network_from_torchscript"]
+
+
+def network_from_torchscript(module: Any, *, input_shape: Sequence[int] | None = None,
+                             what: str = "TorchScript module") -> GraphNetwork:
+    """The exact graph network of a TorchScript module (``torch.jit.script`` or ``torch.jit.trace``).
+
+    Parameters
+    ----------
+    module : torch.jit.ScriptModule
+        A module whose ``forward`` takes one tensor of shape ``[batch, sizes...]`` and returns one tensor.
+    input_shape : sequence of int, optional
+        One input's shape without the batch axis. Needed when the graph does not record it (a scripted module)
+        and the first operation is not a linear layer, which fixes it.
+    what : str, keyword-only
+        The name that starts every error message.
+    """
+    torch = torch_module(what)
+    if not isinstance(module, torch.jit.ScriptModule):
+        raise InvalidInputError(f"{what}: expected a torch.jit.ScriptModule, got {type(module).__name__}")
+    try:
+        frozen = torch.jit.freeze(module.eval())
+    except Exception as error:  # freezing runs TorchScript passes over the user's code
+        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise InvalidInputError(f"{what}: expected a TorchScript module that torch.jit.freeze accepts, got "
+                                f"{type(error).__name__}: {first[:300]}") from None
+    graph = frozen.graph
+    inputs = list(graph.inputs())[1:]  # the first is the module itself
+    if len(inputs) != 1:
+        raise InvalidInputError(f"{what}: forward: expected one input tensor, got {len(inputs)} inputs")
+    builder = GraphBuilder(_input_shape(graph, inputs[0], input_shape, what), what)
+    values: dict[Any, Any] = {inputs[0]: builder.input}
+    for node in graph.nodes():
+        _read(node, values, builder, what, torch)
+    outputs = [values[v] for v in graph.outputs()]
+    output = outputs[0] if len(outputs) == 1 else outputs
+    if isinstance(output, (list, tuple)) and len(output) == 1:
+        output = output[0]
+    return builder.network(output)
+
+
+def _input_shape(graph: Any, value: Any, input_shape: Sequence[int] | None, what: str) -> tuple[int, ...]:
+    if input_shape is not None:
+        return (1,) + tuple(int(v) for v in input_shape)
+    sizes = _recorded_sizes(value)
+    if sizes is not None:
+        return sizes
+    for use in value.uses():  # a first linear layer fixes the input
+        node = use.user
+        if node.kind() == "aten::linear":
+            weight = next(iter(node.inputs()), None) and list(node.inputs())[1].toIValue()
+            if weight is not None:
+                return (1, int(weight.shape[1]))
+    raise InvalidInputError(f"{what}: input_shape: expected the shape of one input without the batch axis (the "
+                            f"module's graph does not record it and its first operation is not a linear layer), got "
+                            f"none")
+
+
+def _recorded_sizes(value: Any) -> tuple[int, ...] | None:
+    try:
+        sizes = value.type().sizes()
+    except RuntimeError:
+        return None
+    if sizes is None or any(v is None for v in sizes):
+        return None
+    return tuple(int(v) for v in sizes)
+
+
+def _read(node: Any, values: dict[Any, Any], builder: GraphBuilder, what: str, torch: Any) -> None:
+    kind = node.kind()
+    namespace, _, name = kind.partition("::")
+    outputs = list(node.outputs())
+    args = [values[v] if v in values else _constant_of(v) for v in node.inputs()]
+    where = f"{what}: node {outputs[0].debugName() if outputs else kind} ({kind})"
+    if kind == "prim::Constant":
+        values[outputs[0]] = plain(outputs[0].toIValue(), where)
+    elif kind in ("prim::ListConstruct", "prim::TupleConstruct"):
+        values[outputs[0]] = list(args)
+    elif kind in ("prim::ListUnpack", "prim::TupleUnpack"):
+        for output, value in zip(outputs, args[0]):
+            values[output] = value
+    elif kind in ("prim::TupleIndex", "aten::__getitem__", "aten::select") and not _is_tensor_op(args):
+        values[outputs[0]] = args[0][int(args[1])]
+    elif kind in ("prim::NumToTensor", "aten::Int", "aten::Float", "aten::ScalarImplicit", "aten::IntImplicit",
+                  "aten::FloatImplicit", "prim::unchecked_cast"):
+        values[outputs[0]] = _number(args[0], where)
+    elif namespace == "aten":
+        try:
+            result = call(builder, name, args)
+        except Unsupported as error:
+            raise InvalidInputError(f"{where}: {error}") from None
+        if len(outputs) == 1:
+            values[outputs[0]] = result
+        else:
+            for output, value in zip(outputs, result):
+                values[output] = value
+    elif kind in ("prim::If", "prim::Loop"):
+        raise InvalidInputError(f"{where}: expected one graph for every input, got control flow that depends on "
+                                f"values (TorchScript's {kind})")
+    else:
+        raise InvalidInputError(f"{where}: expected ATen operators and TorchScript's constants, lists and tuples, "
+                                f"got {kind}")
+
+
+def _constant_of(value: Any) -> Any:
+    ivalue = value.toIValue()
+    return plain(ivalue, "constant")
+
+
+def _is_tensor_op(args: list[Any]) -> bool:
+    from polyregions.networks.importers._builder import is_symbolic
+
+    return bool(args) and is_symbolic(args[0])
+
+
+def _number(value: Any, where: str) -> Any:
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        if value.size != 1:
+            raise InvalidInputError(f"{where}: expected one number, got shape {list(value.shape)}")
+        return value.reshape(-1)[0].item()
+    return value
