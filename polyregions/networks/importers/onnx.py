@@ -1,35 +1,45 @@
-"""ONNX models as exact graph networks, read through the ``onnx`` package.
+"""ONNX models as exact graph networks: a thin reader over the operator table.
 
-Supported operators: Gemm, MatMul (with a constant matrix) and Add (of a constant or of two tensors), Conv,
-Relu, LeakyRelu, PRelu, Clip, MaxPool, AveragePool, BatchNormalization, Concat, Flatten, Reshape with a constant
-shape, and Identity, Dropout and Constant. Every initializer is taken at the exact value of the float it stores;
-Gemm's ``alpha`` and ``beta`` multiply exactly; the one rounding is a batch normalisation's scale
-``scale / sqrt(var + epsilon)``, computed in binary64. The first axis of the graph's input is the batch axis.
+:func:`graph_from_onnx` walks the nodes of an ONNX graph in order and hands each one, through a small
+translator (attributes and optional inputs read the ONNX way), to the entries of
+:mod:`polyregions.networks.importers.operators`, the same table the PyTorch readers use. Values are the table's:
+a tensor computed from the input, or a constant (an initializer, a ``Constant`` node, or any node whose inputs
+are all constants, evaluated on the way). So the shape computations of either of torch's exporters (``Shape``,
+``Gather``, ``Slice``, ``Concat``, ``Mod``, ``Div``... before a ``Reshape``) fold to constant shapes.
+
+Every float is taken at its exact binary value (attributes are binary32, initializers their own dtype); folded
+arithmetic is exact (integers as integers, integer ``Div`` truncating as ONNX does, other numbers as fractions,
+``Cast`` to a float type keeping the exact value). The one rounding is a batch normalisation's scale
+``scale / sqrt(var + epsilon)``, computed in binary64. The first axis of the graph's input is the batch axis
+(a symbolic batch size is read as 1).
 """
 
 from __future__ import annotations
 
+import math
 import os
 from fractions import Fraction
-from typing import Any
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from polyregions.errors import InvalidInputError, MissingDependencyError
-from polyregions.exact.rationals import _describe
-from polyregions.networks import operations as ops
-from polyregions.networks.activations import hardtanh, leaky_relu, relu
-from polyregions.networks.graph import GraphNetwork, Node
+from polyregions.networks.graph import GraphNetwork
+from polyregions.networks.importers._builder import (
+    GraphBuilder,
+    Indices,
+    Symbolic,
+    Unsupported,
+    constant_array,
+    exact_array,
+    is_symbolic,
+)
+from polyregions.networks.importers.operators import call, max_of_tensors
 
 __all__ = ["graph_from_onnx", "load_onnx", "SUPPORTED_OPERATORS"]
 
-#: The ONNX operators :func:`graph_from_onnx` reads.
-SUPPORTED_OPERATORS = ("Gemm", "MatMul", "Add", "Conv", "Relu", "LeakyRelu", "PRelu", "Clip", "MaxPool",
-                       "AveragePool", "BatchNormalization", "Concat", "Flatten", "Reshape", "Identity", "Dropout",
-                       "Constant")
 
-
-def _onnx():
+def _onnx() -> Any:
     try:
         import onnx
     except ImportError:
@@ -39,7 +49,7 @@ def _onnx():
 
 def load_onnx(path: str | os.PathLike) -> GraphNetwork:
     """Read an ``.onnx`` file as a :class:`~polyregions.networks.graph.GraphNetwork` (see
-    :func:`graph_from_onnx`); errors name the file."""
+    :func:`graph_from_onnx`); errors start with the file's name."""
     from polyregions._input_files import input_name
 
     onnx = _onnx()
@@ -60,22 +70,23 @@ def graph_from_onnx(model: Any, *, what: str = "onnx model") -> GraphNetwork:
     Parameters
     ----------
     model : onnx.ModelProto
-        A model with one input of shape ``[batch, ...]`` (the batch axis may be symbolic) and one output,
-        built from :data:`SUPPORTED_OPERATORS` with constant weights.
+        A model with one input of shape ``[batch, ...]`` (the batch size may be symbolic; other sizes are
+        fixed) and one output, built from :data:`SUPPORTED_OPERATORS` with constant weights, as either of
+        ``torch.onnx.export``'s exporters writes it (``dynamo=True``, the default, or ``dynamo=False``).
     what : str, keyword-only
         The name that starts every error message (the file name, when read from a file).
 
     Returns
     -------
     GraphNetwork
-        One node per operator, named after the operator's output tensor.
 
     Raises
     ------
     InvalidInputError
-        When an operator is not supported (the message names the node, its type and the supported ones), an
-        attribute has no exact counterpart (asymmetric padding, ``ceil_mode``, a computed reshape), or the shapes
-        do not fit.
+        When an operator is not supported or not piecewise linear, an attribute or input has no exact reading
+        (training mode, a shape computed from the input, a product of two tensors computed from the input, a
+        partial pooling window with ``ceil_mode``...) or the shapes do not fit: one line naming the node, the
+        operator and what is supported.
     MissingDependencyError
         When the onnx package is not installed.
 
@@ -94,268 +105,753 @@ def graph_from_onnx(model: Any, *, what: str = "onnx model") -> GraphNetwork:
     onnx = _onnx()
     if not isinstance(model, onnx.ModelProto):
         raise InvalidInputError(f"{what}: expected an onnx.ModelProto, got {type(model).__name__}")
-    return _Reader(model.graph, what, onnx).network()
+    if len(model.functions):
+        import onnx.inliner
+
+        model = onnx.inliner.inline_local_functions(model)
+    return _read(model, what, onnx)
 
 
-class _Reader:
-    def __init__(self, graph: Any, what: str, onnx: Any) -> None:
-        from onnx import numpy_helper
+# --- values -----------------------------------------------------------------------------------------------
 
-        self.what, self.onnx, self.graph = what, onnx, graph
-        self.constants: dict[str, np.ndarray] = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
-        self.tensors: dict[str, str] = {}  # ONNX tensor name -> graph node name
-        self.shapes: dict[str, tuple[int, ...]] = {}
-        self.nodes: list[Node] = []
-        self.dense_of: dict[str, int] = {}  # node name -> index of a Dense node whose bias an Add may absorb
+class _Unusable:
+    """An output with no exact piecewise-linear reading (indices, a dropout mask): refused where used."""
 
-    # -- helpers
-    def fail(self, node: Any, message: str) -> InvalidInputError:
-        return InvalidInputError(f"{self.what}: node '{node.name or node.output[0]}' ({node.op_type}): {message}")
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
 
-    def attributes(self, node: Any) -> dict[str, Any]:
-        return {a.name: self.onnx.helper.get_attribute_value(a) for a in node.attribute}
 
-    def constant(self, node: Any, name: str, field: str) -> Any:
-        if name not in self.constants:
-            raise self.fail(node, f"{field}: expected a constant (an initializer), got the computed tensor '{name}'")
-        value = self.constants[name]
-        if value.dtype.kind not in "iuf" or not np.all(np.isfinite(value)):
-            raise self.fail(node, f"{field}: expected finite real numbers, got dtype {value.dtype}")
-        return value.astype(np.float64) if value.dtype.kind == "f" else value
+def _from_proto(tensor: Any, onnx: Any) -> np.ndarray:
+    """A TensorProto's entries (binary16 and bfloat16 widened exactly; strings stay strings)."""
+    array = np.asarray(onnx.numpy_helper.to_array(tensor))
+    if array.dtype.kind not in "biufOSU":  # ml_dtypes' bfloat16, float8 and int4 types: widened exactly
+        array = array.astype(np.int64 if "int" in array.dtype.name else np.float32)
+    return array
 
-    def tensor(self, node: Any, name: str) -> str:
-        if name not in self.tensors:
-            raise self.fail(node, f"expected the input '{name}' to be computed from the graph's input, got a "
-                                  f"constant or an unknown tensor")
-        return self.tensors[name]
 
-    def add(self, node: Any, op: Any, inputs: list[str]) -> None:
-        name = node.output[0] if node.output[0] != "input" else "input_"
+def _is_integer(value: Any) -> bool:
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "iub"
+    return isinstance(value, (int, np.integer))
+
+
+# ONNX TensorProto data types by kind.
+_INTEGER_TYPES = {2, 3, 4, 5, 6, 7, 12, 13, 21, 22}
+_FLOAT_TYPES = {1, 10, 11, 16, 17, 18, 19, 20, 23}
+_BOOL = 9
+
+
+class _Node:
+    """One node being read: its inputs' values, attributes and the builder."""
+
+    def __init__(self, proto: Any, inputs: list[Any], attrs: dict[str, Any], builder: GraphBuilder,
+                 opset: int, onnx: Any) -> None:
+        self.proto, self.inputs, self.attrs, self.b, self.opset, self.onnx = \
+            proto, inputs, attrs, builder, opset, onnx
+        self.op = proto.op_type
+
+    def has(self, i: int) -> bool:
+        return i < len(self.inputs) and self.inputs[i] is not None
+
+    def value(self, i: int, default: Any = None) -> Any:
+        return self.inputs[i] if self.has(i) else default
+
+    def symbolic(self, i: int, what: str = "input") -> Symbolic:
+        value = self.value(i)
+        if not is_symbolic(value):
+            raise Unsupported(f"{what}: expected a tensor computed from the graph's input, got "
+                              f"{'a constant' if value is not None else 'none'}")
+        return value
+
+    def constant(self, i: int, what: str) -> np.ndarray:
+        value = self.value(i)
+        if is_symbolic(value):
+            raise Unsupported(f"{what}: expected a constant (an initializer or a folded computation), got the "
+                              f"tensor '{self.proto.input[i]}' computed from the graph's input")
+        return constant_array(value, what)
+
+    def ints(self, i: int, attribute: str) -> list[int] | None:
+        """Integers given as the input ``i`` (newer opsets) or the attribute (older ones), else None."""
+        if self.has(i):
+            return [int(v) for v in self.constant(i, attribute).reshape(-1).tolist()]
+        if attribute in self.attrs:
+            return [int(v) for v in self.attrs[attribute]]
+        return None
+
+
+Translator = Callable[[_Node], Any]
+_TRANSLATORS: dict[str, Translator] = {}
+
+#: Operators with no piecewise-linear reading, refused by name.
+_NOT_PIECEWISE_LINEAR = ("Softmax", "LogSoftmax", "Sigmoid", "Tanh", "Exp", "Log", "Erf", "Gelu", "Elu", "Selu",
+                         "Celu", "Softplus", "Softsign", "HardSwish", "Mish", "Sin", "Cos", "Pow", "Reciprocal",
+                         "ThresholdedRelu", "Sqrt", "Round", "Sign", "Hardmax", "LpNormalization",
+                         "LayerNormalization", "InstanceNormalization", "GroupNormalization", "Einsum", "Atan",
+                         "Asin", "Acos", "Sinh", "Cosh", "Tan", "Shrink")
+
+
+def _op(*names: str) -> Callable[[Translator], Translator]:
+    def register(translator: Translator) -> Translator:
+        for name in names:
+            _TRANSLATORS[name] = translator
+        return translator
+    return register
+
+
+def _folded_only(n: _Node) -> list[Any]:
+    """The inputs of an operator read only on constants (a shape computation), as constants."""
+    for i, value in enumerate(n.inputs):
+        if is_symbolic(value):
+            raise Unsupported(f"expected constant inputs (a shape computation, folded while reading), got the "
+                              f"tensor '{n.proto.input[i]}' computed from the graph's input")
+    return [None if v is None else constant_array(v, f"input {i}") for i, v in enumerate(n.inputs)]
+
+
+# --- constants and shape computations ----------------------------------------------------------------------
+
+@_op("Constant")
+def _constant(n: _Node) -> Any:
+    a = n.attrs
+    if "value" in a:
+        return _from_proto(a["value"], n.onnx)
+    if "value_float" in a or "value_floats" in a:
+        return np.asarray(a.get("value_float", a.get("value_floats")), dtype=np.float64)
+    if "value_int" in a or "value_ints" in a:
+        return np.asarray(a.get("value_int", a.get("value_ints")), dtype=np.int64)
+    raise Unsupported(f"expected a numeric value (value, value_float(s) or value_int(s)), got "
+                      f"{', '.join(sorted(a)) or 'none'}")
+
+
+@_op("Identity")
+def _identity(n: _Node) -> Any:
+    return n.value(0)
+
+
+@_op("Shape")
+def _shape(n: _Node) -> Any:
+    x = n.value(0)
+    shape = x.shape if is_symbolic(x) else constant_array(x, "data").shape
+    start, end = n.attrs.get("start", 0), n.attrs.get("end", len(shape))
+    return np.asarray(shape[start:end], dtype=np.int64)
+
+
+@_op("Size")
+def _size(n: _Node) -> Any:
+    x = n.value(0)
+    return np.asarray(math.prod(x.shape if is_symbolic(x) else constant_array(x, "data").shape), dtype=np.int64)
+
+
+@_op("Gather")
+def _gather(n: _Node) -> Any:
+    data, indices = _folded_only(n)[:2]
+    if not _is_integer(indices):
+        raise Unsupported(f"indices: expected integers, got dtype {indices.dtype}")
+    return np.take(data, indices.astype(np.int64), axis=int(n.attrs.get("axis", 0)))
+
+
+@_op("Slice")
+def _slice(n: _Node) -> Any:
+    values = _folded_only(n)
+    data = values[0]
+    starts, ends = n.ints(1, "starts"), n.ints(2, "ends")
+    if starts is None or ends is None:
+        raise Unsupported("starts, ends: expected both, got none")
+    axes = n.ints(3, "axes") or list(range(len(starts)))
+    steps = n.ints(4, "steps") or [1] * len(starts)
+    index: list[slice] = [slice(None)] * data.ndim
+    for axis, start, end, step in zip(axes, starts, ends, steps):
+        if step == 0:
+            raise Unsupported("steps: expected non-zero steps, got 0")
+        index[axis % data.ndim] = slice(start, end, step)
+    return data[tuple(index)]
+
+
+@_op("Cast", "CastLike")
+def _cast(n: _Node) -> Any:
+    x = n.value(0)
+    if n.op == "Cast":
+        to = int(n.attrs.get("to", 1))
+    else:
+        like = n.value(1)
+        to = 1 if is_symbolic(like) else 7 if _is_integer(like) and not (
+            isinstance(like, np.ndarray) and like.dtype.kind == "b") else _BOOL if \
+            constant_array(like, "target_type").dtype.kind == "b" else 1
+    if is_symbolic(x):
+        if to not in _FLOAT_TYPES:
+            raise Unsupported(f"to: expected a float type for a tensor computed from the input, got type {to}")
+        return x
+    array = constant_array(x, "input") if not (isinstance(x, np.ndarray) and x.dtype.kind == "b") else x
+    if to == _BOOL:
+        return np.asarray(array != 0, dtype=bool)
+    if to in _INTEGER_TYPES:
+        if array.dtype.kind in "iub":
+            return array.astype(np.int64)
+        return np.vectorize(lambda v: int(Fraction(v)), otypes=[object])(array).astype(np.int64) \
+            if array.size else array.astype(np.int64)  # toward zero, as ONNX casts
+    if to in _FLOAT_TYPES:
+        if array.dtype.kind in "iub":
+            flat = array.reshape(-1).tolist()
+            return array.astype(np.float64) if all(abs(int(v)) < 2 ** 53 for v in flat) else exact_array(array)
+        return array
+    raise Unsupported(f"to: expected a numeric type, got type {to}")
+
+
+@_op("ConstantOfShape")
+def _constant_of_shape(n: _Node) -> Any:
+    shape = [int(v) for v in _folded_only(n)[0].reshape(-1).tolist()]
+    value = _from_proto(n.attrs["value"], n.onnx).reshape(-1) if "value" in n.attrs else np.zeros(1, np.float32)
+    if value.dtype.kind == "f":
+        value = value.astype(np.float64)
+    return np.full(shape, value[0], dtype=value.dtype)
+
+
+@_op("Range")
+def _range(n: _Node) -> Any:
+    start, limit, delta = (v.reshape(-1)[0] for v in _folded_only(n)[:3])
+    if all(_is_integer(np.asarray(v)) for v in (start, limit, delta)):
+        return np.arange(int(start), int(limit), int(delta), dtype=np.int64)
+    s, lim, d = Fraction(start), Fraction(limit), Fraction(delta)
+    if d == 0:
+        raise Unsupported("delta: expected a non-zero step, got 0")
+    count = max(math.ceil((lim - s) / d), 0)
+    return np.asarray([s + i * d for i in range(count)] or [], dtype=object)
+
+
+def _compare(function: Callable[[Any, Any], Any]) -> Translator:
+    def translate(n: _Node) -> Any:
+        left, right = _folded_only(n)[:2]
+        if left.dtype == object or right.dtype == object or left.dtype.kind != right.dtype.kind:
+            left, right = exact_array(left), exact_array(right)
+        return np.asarray(function(left, right), dtype=bool)
+    return translate
+
+
+for _name, _function in (("Equal", np.equal), ("Less", np.less), ("Greater", np.greater),
+                         ("LessOrEqual", np.less_equal), ("GreaterOrEqual", np.greater_equal),
+                         ("And", np.logical_and), ("Or", np.logical_or), ("Xor", np.logical_xor)):
+    _TRANSLATORS[_name] = _compare(_function)
+
+
+@_op("Not")
+def _not(n: _Node) -> Any:
+    return np.logical_not(_folded_only(n)[0])
+
+
+@_op("Where")
+def _where(n: _Node) -> Any:
+    condition, left, right = _folded_only(n)[:3]
+    if left.dtype.kind != right.dtype.kind or left.dtype == object:
+        left, right = exact_array(left), exact_array(right)
+    return np.where(condition.astype(bool), left, right)
+
+
+@_op("Expand")
+def _expand(n: _Node) -> Any:
+    x = n.value(0)
+    shape = [int(v) for v in n.constant(1, "shape").reshape(-1).tolist()]
+    if is_symbolic(x):
+        if np.broadcast_shapes(x.shape, tuple(shape)) != x.shape:
+            raise Unsupported(f"shape: expected no expansion of a tensor computed from the input, got "
+                              f"{list(x.shape)} expanded by {shape}")
+        return x
+    array = constant_array(x, "input")
+    return np.broadcast_to(array, np.broadcast_shapes(array.shape, tuple(shape))).copy()
+
+
+@_op("Floor", "Ceil")
+def _floor(n: _Node) -> Any:
+    array = _folded_only(n)[0]
+    if array.dtype.kind in "iu":
+        return array
+    rounded = np.vectorize(math.floor if n.op == "Floor" else math.ceil, otypes=[object])(exact_array(array))
+    return exact_array(rounded) if array.size else array
+
+
+@_op("Abs")
+def _abs(n: _Node) -> Any:
+    array = _folded_only(n)[0]
+    return np.abs(array)
+
+
+@_op("Mod")
+def _mod(n: _Node) -> Any:
+    left, right = _folded_only(n)[:2]
+    if n.attrs.get("fmod", 0):  # the sign of the dividend, as C's fmod
+        exact_left, exact_right = exact_array(left), exact_array(right)
+        truncated = np.vectorize(lambda p, q: Fraction(int(Fraction(p) / Fraction(q))), otypes=[object])(
+            exact_left, exact_right)
+        result = exact_left - exact_right * truncated
+        return result.astype(np.int64) if _is_integer(left) and _is_integer(right) else result
+    return call(n.b, "remainder", [left, right])
+
+
+# --- arithmetic -----------------------------------------------------------------------------------------------
+
+def _arithmetic(name: str) -> Translator:
+    def translate(n: _Node) -> Any:
+        left, right = n.value(0), n.value(1)
+        if name == "div" and _is_integer(left) and _is_integer(right):
+            return call(n.b, "div", [left, right], {"rounding_mode": "trunc"})  # ONNX truncates integers
+        return call(n.b, name, [left, right])
+    return translate
+
+
+for _name, _entry_name in (("Add", "add"), ("Sub", "sub"), ("Mul", "mul"), ("Div", "div")):
+    _TRANSLATORS[_name] = _arithmetic(_entry_name)
+
+
+@_op("Sum")
+def _sum(n: _Node) -> Any:
+    total = n.value(0)
+    for value in n.inputs[1:]:
+        total = call(n.b, "add", [total, value])
+    return total
+
+
+@_op("Neg")
+def _neg(n: _Node) -> Any:
+    return call(n.b, "neg", [n.value(0)])
+
+
+@_op("MatMul")
+def _matmul(n: _Node) -> Any:
+    return call(n.b, "matmul", [n.value(0), n.value(1)])
+
+
+@_op("Gemm")
+def _gemm(n: _Node) -> Any:
+    a = n.value(0)
+    matrix = n.constant(1, "B")
+    if matrix.ndim != 2:
+        raise Unsupported(f"B: expected a matrix, got shape {list(matrix.shape)}")
+    alpha = Fraction(float(n.attrs.get("alpha", 1.0)))
+    beta = Fraction(float(n.attrs.get("beta", 1.0)))
+    weight = matrix if n.attrs.get("transB", 0) else matrix.T  # (out, in)
+    if alpha != 1:
+        weight = exact_array(weight) * alpha
+    bias = None
+    if n.has(2):
+        bias = n.constant(2, "C")
+        if beta != 1:
+            bias = exact_array(bias) * beta
+    if n.attrs.get("transA", 0):
+        if is_symbolic(a):
+            raise Unsupported("transA: expected 0 for a tensor computed from the input (its batch axis would "
+                              "move), got 1")
+        a = constant_array(a, "A").T
+    if not is_symbolic(a):
+        product = exact_array(constant_array(a, "A")) @ exact_array(weight).T
+        return product if bias is None else product + exact_array(bias)
+    if bias is not None and bias.size not in (1, weight.shape[0]):
+        raise Unsupported(f"C: expected 1 or {weight.shape[0]} numbers (one per output), got shape "
+                          f"{list(bias.shape)}")
+    return call(n.b, "linear", [a, weight, None if bias is None else bias.reshape(-1)])
+
+
+# --- activations --------------------------------------------------------------------------------------------
+
+@_op("Relu")
+def _relu(n: _Node) -> Any:
+    return call(n.b, "relu", [n.value(0)])
+
+
+@_op("LeakyRelu")
+def _leaky_relu(n: _Node) -> Any:
+    return call(n.b, "leaky_relu", [n.value(0), float(n.attrs.get("alpha", float(np.float32(0.01))))])
+
+
+@_op("PRelu")
+def _prelu(n: _Node) -> Any:
+    x = n.symbolic(0)
+    slope = n.constant(1, "slope")
+    try:
+        full = np.broadcast_to(slope, x.shape)[0]  # ONNX broadcasts the slope to the input (batch axis first)
+    except ValueError:
+        raise Unsupported(f"slope: expected a shape that broadcasts to the input's {list(x.shape)}, got "
+                          f"{list(slope.shape)}") from None
+    per_channel = full.reshape(full.shape[0], -1)
+    if any(len(set(row)) > 1 for row in per_channel.tolist()):
+        raise Unsupported(f"slope: expected one slope per channel (axis 1), got shape {list(slope.shape)}")
+    slopes = per_channel[:, 0]
+    if len(set(slopes.tolist())) == 1:
+        slopes = slopes[:1]
+    return call(n.b, "prelu", [x, slopes])
+
+
+@_op("Clip")
+def _clip(n: _Node) -> Any:
+    low = n.value(1) if n.has(1) else n.attrs.get("min")
+    high = n.value(2) if n.has(2) else n.attrs.get("max")
+    if low is None and high is None:
+        return n.value(0)
+    return call(n.b, "clamp", [n.value(0), low, high])
+
+
+@_op("HardSigmoid")
+def _hard_sigmoid(n: _Node) -> Any:
+    alpha = float(n.attrs.get("alpha", float(np.float32(0.2))))
+    beta = float(n.attrs.get("beta", float(np.float32(0.5))))
+    scaled = call(n.b, "add", [call(n.b, "mul", [n.value(0), np.float64(alpha)]), np.float64(beta)])
+    return call(n.b, "clamp", [scaled, 0.0, 1.0])
+
+
+@_op("Max", "Min")
+def _max(n: _Node) -> Any:
+    values = list(n.inputs)
+    if not any(is_symbolic(v) for v in values):
+        arrays = [constant_array(v, f"input {i}") for i, v in enumerate(values)]
+        if any(a.dtype == object for a in arrays) or len({a.dtype.kind for a in arrays}) > 1:
+            arrays = [exact_array(a) for a in arrays]
+        return (np.maximum if n.op == "Max" else np.minimum).reduce(np.broadcast_arrays(*arrays))
+    if n.op == "Max":
+        return max_of_tensors(n.b, values, "max")
+    negated = [call(n.b, "neg", [v]) for v in values]
+    return call(n.b, "neg", [max_of_tensors(n.b, negated, "min")])
+
+
+# --- normalisation and dropout -----------------------------------------------------------------------------
+
+@_op("BatchNormalization")
+def _batch_norm(n: _Node) -> Any:
+    training = bool(n.attrs.get("training_mode", 0)) or any(n.proto.output[1:])  # older opsets: more outputs
+    eps = float(n.attrs.get("epsilon", float(np.float32(1e-5))))
+    return call(n.b, "batch_norm", [n.value(0), n.value(1), n.value(2), n.value(3), n.value(4), training, 0.1, eps])
+
+
+@_op("Dropout")
+def _dropout(n: _Node) -> Any:
+    training = n.constant(2, "training_mode") if n.has(2) else None
+    ratio = n.constant(1, "ratio") if n.has(1) else n.attrs.get("ratio", 0.5)
+    if "is_test" in n.attrs and not n.attrs["is_test"]:
+        training = np.asarray(True)
+    if training is not None and bool(np.asarray(training).reshape(-1)[0]) and float(np.asarray(ratio).reshape(-1)[0]):
+        raise Unsupported("training_mode: expected false (inference: dropout is the identity), got true (dropout "
+                          "zeroes random units)")
+    return n.value(0), _Unusable("a dropout's mask (random in training, all ones in inference)")
+
+
+# --- convolution and pooling --------------------------------------------------------------------------------
+
+def _pad_pairs(n: _Node, spatial: Sequence[int], kernel: Sequence[int], strides: Sequence[int],
+               dilations: Sequence[int]) -> list[tuple[int, int]]:
+    """The (begin, end) padding of every spatial axis, from ``pads`` or ``auto_pad``."""
+    axes = len(spatial)
+    auto = n.attrs.get("auto_pad", "NOTSET")
+    if auto == "NOTSET":
+        pads = [int(p) for p in n.attrs.get("pads", [0] * (2 * axes))]
+        if len(pads) != 2 * axes:
+            raise Unsupported(f"pads: expected {2 * axes} integers (begins, then ends), got {pads}")
+        return list(zip(pads[:axes], pads[axes:]))
+    if auto == "VALID":
+        return [(0, 0)] * axes
+    if auto not in ("SAME_UPPER", "SAME_LOWER"):
+        raise Unsupported(f"auto_pad: expected NOTSET, VALID, SAME_UPPER or SAME_LOWER, got {auto}")
+    pairs = []
+    for size, k, s, d in zip(spatial, kernel, strides, dilations):
+        total = max((-(-size // s) - 1) * s + (k - 1) * d + 1 - size, 0)
+        small = total // 2
+        pairs.append((small, total - small) if auto == "SAME_UPPER" else (total - small, small))
+    return pairs
+
+
+def _padded(n: _Node, x: Symbolic, pairs: Sequence[tuple[int, int]]) -> Symbolic:
+    """``x`` with zeros around its spatial axes (torch's pad order: the last axis first)."""
+    flat = [p for begin, end in reversed(pairs) for p in (begin, end)]
+    return call(n.b, "constant_pad_nd", [x, flat], {"value": 0})
+
+
+def _spatial(n: _Node, name: str, default: int, axes: int) -> list[int]:
+    values = [int(v) for v in n.attrs.get(name, [default] * axes)]
+    if len(values) != axes:
+        raise Unsupported(f"{name}: expected {axes} integers (one per spatial axis), got {values}")
+    return values
+
+
+@_op("Conv")
+def _conv(n: _Node) -> Any:
+    x = n.symbolic(0)
+    weight = n.constant(1, "W")
+    axes = weight.ndim - 2
+    if axes < 1 or x.rank != axes + 2:
+        raise Unsupported(f"expected a kernel [C_out, C_in/group, sizes...] for an input [batch, C_in, sizes...], "
+                          f"got kernel shape {list(weight.shape)} and input shape {list(x.shape)}")
+    strides, dilations = _spatial(n, "strides", 1, axes), _spatial(n, "dilations", 1, axes)
+    pairs = _pad_pairs(n, x.shape[2:], weight.shape[2:], strides, dilations)
+    padding = [begin for begin, _ in pairs]
+    if any(begin != end for begin, end in pairs):
+        x, padding = _padded(n, x, pairs), [0] * axes
+    bias = n.constant(2, "B") if n.has(2) else None
+    return call(n.b, "convolution", [x, weight, bias, strides, padding, dilations, False, 0,
+                                     int(n.attrs.get("group", 1))])
+
+
+def _pool_geometry(n: _Node, x: Symbolic) -> tuple[list[int], list[int], list[tuple[int, int]]]:
+    kernel = [int(k) for k in n.attrs.get("kernel_shape", [])]
+    axes = x.rank - 2
+    if len(kernel) != axes or axes < 1:
+        raise Unsupported(f"kernel_shape: expected one size per spatial axis of the input of shape "
+                          f"{list(x.shape)}, got {kernel}")
+    strides, dilations = _spatial(n, "strides", 1, axes), _spatial(n, "dilations", 1, axes)
+    if any(d != 1 for d in dilations):
+        raise Unsupported(f"dilations: expected 1, got {dilations}")
+    return kernel, strides, _pad_pairs(n, x.shape[2:], kernel, strides, dilations)
+
+
+@_op("MaxPool")
+def _max_pool(n: _Node) -> Any:
+    x = n.symbolic(0)
+    kernel, strides, pairs = _pool_geometry(n, x)
+    if any(begin != end for begin, end in pairs):
+        raise Unsupported(f"pads: expected symmetric padding (begin = end on every axis: the padding of a max "
+                          f"pooling never wins), got {[b for b, _ in pairs] + [e for _, e in pairs]}")
+    pooled = call(n.b, "max_pool2d", [x, kernel, strides, [b for b, _ in pairs], 1,
+                                      bool(n.attrs.get("ceil_mode", 0))])
+    return pooled, _Unusable("the indices of a maximum (not piecewise linear)")
+
+
+@_op("AveragePool")
+def _average_pool(n: _Node) -> Any:
+    x = n.symbolic(0)
+    kernel, strides, pairs = _pool_geometry(n, x)
+    spatial = x.shape[2:]
+    padding = [begin for begin, _ in pairs]
+    if any(begin != end or 2 * begin > k for (begin, end), k in zip(pairs, kernel)):
+        x, padding = _padded(n, x, pairs), [0] * len(kernel)
+    pooled = call(n.b, "avg_pool2d", [x, kernel, strides, padding, bool(n.attrs.get("ceil_mode", 0)), True])
+    if n.attrs.get("count_include_pad", 0) or not any(p for pair in pairs for p in pair):
+        return pooled
+    # The divisor counts the window's entries inside the input: each output scaled by size / count.
+    counts = []
+    for size, k, s, (begin, _), out in zip(spatial, kernel, strides, pairs, pooled.shape[2:]):
+        counts.append([min(i * s - begin + k, size) - max(i * s - begin, 0) for i in range(out)])
+    if any(c <= 0 for axis in counts for c in axis):
+        raise Unsupported("pads: expected every window to overlap the input when count_include_pad is 0, got a "
+                          "window on the padding alone")
+    window = math.prod(kernel)
+    factors = np.empty(tuple(len(c) for c in counts), dtype=object)
+    for index in np.ndindex(*factors.shape):
+        factors[index] = Fraction(window, math.prod(c[i] for c, i in zip(counts, index)))
+    return call(n.b, "mul", [pooled, factors.reshape((1, 1) + factors.shape)])
+
+
+@_op("GlobalAveragePool")
+def _global_average_pool(n: _Node) -> Any:
+    x = n.symbolic(0)
+    return call(n.b, "adaptive_avg_pool2d", [x, [1] * (x.rank - 2)])
+
+
+@_op("GlobalMaxPool")
+def _global_max_pool(n: _Node) -> Any:
+    x = n.symbolic(0)
+    return call(n.b, "amax", [x, list(range(2, x.rank)), True])
+
+
+# --- reductions -----------------------------------------------------------------------------------------------
+
+def _reduction(entry: str) -> Translator:
+    def translate(n: _Node) -> Any:
+        x = n.value(0)
+        axes = n.ints(1, "axes")
+        keep = bool(n.attrs.get("keepdims", 1))
+        if not axes:
+            if n.attrs.get("noop_with_empty_axes", 0):
+                return x
+            axes = None
+        if entry != "sum":
+            return call(n.b, entry, [x, axes, keep])
+        if not is_symbolic(x):
+            array = exact_array(constant_array(x, "data"))
+            return array.sum(axis=None if axes is None else tuple(axes), keepdims=keep)
+        mean = call(n.b, "mean", [x, axes, keep])
+        count = math.prod(x.shape[a] for a in (axes or range(x.rank)))
+        return call(n.b, "mul", [mean, np.asarray(count, dtype=np.int64)])
+    return translate
+
+
+for _name, _entry_name in (("ReduceMax", "amax"), ("ReduceMin", "amin"), ("ReduceMean", "mean"),
+                           ("ReduceSum", "sum")):
+    _TRANSLATORS[_name] = _reduction(_entry_name)
+
+
+# --- shapes ---------------------------------------------------------------------------------------------------
+
+@_op("Reshape")
+def _reshape(n: _Node) -> Any:
+    x = n.value(0)
+    target = [int(v) for v in n.constant(1, "shape").reshape(-1).tolist()]
+    shape = x.shape if is_symbolic(x) else constant_array(x, "data").shape
+    if not n.attrs.get("allowzero", 0):  # a 0 copies the input's size on that axis
+        if any(v == 0 and i >= len(shape) for i, v in enumerate(target)):
+            raise Unsupported(f"shape: expected a 0 only on an axis of the input of shape {list(shape)}, got "
+                              f"{target}")
+        target = [shape[i] if v == 0 else v for i, v in enumerate(target)]
+    if not is_symbolic(x):
+        return constant_array(x, "data").reshape(target)
+    return call(n.b, "reshape", [x, target])
+
+
+@_op("Flatten")
+def _flatten(n: _Node) -> Any:
+    x = n.value(0)
+    axis = int(n.attrs.get("axis", 1))
+    if not is_symbolic(x):
+        array = constant_array(x, "input")
+        a = axis + array.ndim if axis < 0 else axis
+        return array.reshape(math.prod(array.shape[:a]), -1)
+    a = axis + x.rank if axis < 0 else axis
+    if a != 1:
+        raise Unsupported(f"axis: expected 1 (every axis after the batch axis into one), got {axis}")
+    return call(n.b, "flatten", [x, 1, -1])
+
+
+@_op("Transpose")
+def _transpose(n: _Node) -> Any:
+    x = n.value(0)
+    rank = x.rank if is_symbolic(x) else constant_array(x, "data").ndim
+    perm = [int(p) for p in n.attrs.get("perm", list(range(rank))[::-1])]
+    return call(n.b, "permute", [x, perm])
+
+
+@_op("Concat")
+def _concat(n: _Node) -> Any:
+    return call(n.b, "cat", [[v for v in n.inputs if v is not None], int(n.attrs.get("axis", 0))])
+
+
+@_op("Squeeze")
+def _squeeze(n: _Node) -> Any:
+    return call(n.b, "squeeze", [n.value(0), n.ints(1, "axes")])
+
+
+@_op("Unsqueeze")
+def _unsqueeze(n: _Node) -> Any:
+    x = n.value(0)
+    axes = n.ints(1, "axes")
+    if not axes:
+        raise Unsupported("axes: expected the axes to insert, got none")
+    rank = (x.rank if is_symbolic(x) else constant_array(x, "data").ndim) + len(axes)
+    normalised = sorted(a + rank if a < 0 else a for a in axes)
+    if not is_symbolic(x):
+        return np.expand_dims(constant_array(x, "data"), tuple(normalised))
+    for a in normalised:
+        x = call(n.b, "unsqueeze", [x, a])
+    return x
+
+
+@_op("Pad")
+def _pad(n: _Node) -> Any:
+    mode = n.attrs.get("mode", "constant")
+    if mode != "constant":
+        raise Unsupported(f"mode: expected constant, got {mode}")
+    x = n.symbolic(0, "data")
+    pads = n.ints(1, "pads")
+    if pads is None:
+        raise Unsupported("pads: expected the padding, got none")
+    value = n.value(2) if n.has(2) else n.attrs.get("value", 0.0)
+    axes = [a % x.rank for a in (n.ints(3, "axes") or range(x.rank))]
+    if len(pads) != 2 * len(axes):
+        raise Unsupported(f"pads: expected {2 * len(axes)} integers (begins, then ends), got {pads}")
+    pairs = [(0, 0)] * x.rank
+    for a, begin, end in zip(axes, pads[:len(axes)], pads[len(axes):]):
+        pairs[a] = (begin, end)
+    if pairs[0] != (0, 0):
+        raise Unsupported(f"pads: expected no padding of the batch axis, got {pads}")
+    flat = [p for begin, end in reversed(pairs[1:]) for p in (begin, end)]
+    return call(n.b, "constant_pad_nd", [x, flat], {"value": 0 if value is None else value})
+
+
+#: The ONNX operators :func:`graph_from_onnx` reads (those marked in the module's docstring as constants-only
+#: are folded where all their inputs are constants).
+SUPPORTED_OPERATORS: tuple[str, ...] = tuple(sorted(_TRANSLATORS))
+
+
+# --- the graph ------------------------------------------------------------------------------------------------
+
+def _read(model: Any, what: str, onnx: Any) -> GraphNetwork:
+    graph = model.graph
+    opset = next((int(o.version) for o in model.opset_import if o.domain in ("", "ai.onnx")),
+                 int(onnx.defs.onnx_opset_version()))
+    values: dict[str, Any] = {}
+    for tensor in graph.initializer:
         try:
-            shape = op.output_shape([self.shapes[i] for i in inputs], f"{self.what}: node '{name}'")
-        except InvalidInputError as error:
-            raise self.fail(node, str(error).split(": ", 2)[-1]) from None
-        self.nodes.append(Node(name, op, tuple(inputs)))
-        self.shapes[name] = shape
-        self.tensors[node.output[0]] = name
+            values[tensor.name] = _from_proto(tensor, onnx)
+        except Exception as error:  # external data not loaded, unknown types: onnx's own errors
+            raise InvalidInputError(f"{what}: initializer '{tensor.name}': expected a tensor onnx can read, got "
+                                    f"{type(error).__name__}: {str(error)[:200]}") from None
+    inputs = [i for i in graph.input if i.name not in values]
+    if len(inputs) != 1:
+        raise InvalidInputError(f"{what}: graph.input: expected one input tensor, got {len(inputs)}")
+    builder = GraphBuilder(_input_shape(inputs[0], what), what)
+    values[inputs[0].name] = builder.input
+    for node in graph.node:
+        _read_node(node, values, builder, opset, what, onnx)
+    if len(graph.output) != 1:
+        raise InvalidInputError(f"{what}: graph.output: expected one output, got {len(graph.output)}")
+    name = graph.output[0].name
+    output = values.get(name)
+    if not is_symbolic(output):
+        raise InvalidInputError(f"{what}: graph.output '{name}': expected a tensor computed from the input, got "
+                                f"{'a constant' if name in values else 'no value'}")
+    return builder.network(output)
 
-    # -- the graph
-    def network(self) -> GraphNetwork:
-        inputs = [i for i in self.graph.input if i.name not in self.constants]
-        if len(inputs) != 1:
-            raise InvalidInputError(f"{self.what}: graph.input: expected one input tensor, got {len(inputs)}")
-        dims = inputs[0].type.tensor_type.shape.dim
-        shape = [d.dim_value if d.HasField("dim_value") else None for d in dims][1:]
-        if not dims or not shape or any(v is None or v < 1 for v in shape):
-            raise InvalidInputError(f"{self.what}: graph.input '{inputs[0].name}': expected a shape [batch, sizes...]"
-                                    f" with fixed positive sizes, got {[d.dim_param or d.dim_value for d in dims]}")
-        self.tensors[inputs[0].name] = "input"
-        self.shapes["input"] = tuple(int(v or 0) for v in shape)
-        for node in self.graph.node:
-            self.read(node)
-        if len(self.graph.output) != 1:
-            raise InvalidInputError(f"{self.what}: graph.output: expected one output, got {len(self.graph.output)}")
-        output = self.graph.output[0].name
-        if output not in self.tensors:
-            raise InvalidInputError(f"{self.what}: graph.output: expected a tensor computed from the input, got "
-                                    f"'{output}'")
-        return GraphNetwork(self.shapes["input"], tuple(self.nodes), self.tensors[output])
 
-    def read(self, node: Any) -> None:
-        kind = node.op_type
-        a = self.attributes(node)
+def _input_shape(value_info: Any, what: str) -> tuple[int, ...]:
+    dims = value_info.type.tensor_type.shape.dim
+    sizes = [d.dim_value if d.HasField("dim_value") else None for d in dims]
+    described = [d.dim_param or (d.dim_value if d.HasField("dim_value") else "?") for d in dims]
+    if len(sizes) < 2 or any(v is None or v < 1 for v in sizes[1:]):
+        raise InvalidInputError(f"{what}: graph.input '{value_info.name}': expected a shape [batch, sizes...] with "
+                                f"fixed positive sizes, got {described}")
+    batch = sizes[0] if sizes[0] else 1  # a symbolic batch size: one input at a time
+    return (batch,) + tuple(int(v or 0) for v in sizes[1:])
+
+
+def _attributes(node: Any, onnx: Any) -> dict[str, Any]:
+    attrs = {}
+    for a in node.attribute:
+        if a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS):
+            raise Unsupported(f"attribute {a.name}: expected no subgraph (one graph for every input), got one")
+        value = onnx.helper.get_attribute_value(a)
+        attrs[a.name] = value.decode() if isinstance(value, bytes) else value
+    return attrs
+
+
+def _read_node(node: Any, values: dict[str, Any], builder: GraphBuilder, opset: int, what: str, onnx: Any) -> None:
+    label = node.name or (node.output[0] if node.output else node.op_type)
+    where = f"{what}: node '{label}' ({node.op_type})"
+    try:
         if node.domain not in ("", "ai.onnx"):
-            raise self.fail(node, f"expected an operator of the default ONNX domain, got domain {node.domain!r}")
-        if kind == "Constant":
-            if "value" not in a:
-                raise self.fail(node, "expected a tensor 'value' attribute")
-            self.constants[node.output[0]] = self.onnx.numpy_helper.to_array(a["value"])
-        elif kind in ("Identity", "Dropout"):
-            self.tensors[node.output[0]] = self.tensor(node, node.input[0])
-        elif kind == "Gemm":
-            self.gemm(node, a)
-        elif kind == "MatMul":
-            W = self.constant(node, node.input[1], "B")
-            if W.ndim != 2:
-                raise self.fail(node, f"B: expected a matrix, got shape {list(W.shape)}")
-            self.dense(node, W.T, np.zeros(W.shape[1]))
-        elif kind == "Add":
-            self.add_op(node)
-        elif kind == "Conv":
-            self.conv(node, a)
-        elif kind == "Relu":
-            self.add(node, ops.Activation(relu()), [self.tensor(node, node.input[0])])
-        elif kind == "LeakyRelu":
-            slope = float(np.float32(a.get("alpha", 0.01)))
-            self.add(node, ops.Activation(leaky_relu(slope, what=f"{self.what}: node '{node.output[0]}'")),
-                     [self.tensor(node, node.input[0])])
-        elif kind == "PRelu":
-            slopes = self.constant(node, node.input[1], "slope").reshape(-1)
-            self.add(node, ops.PReLU(tuple(Fraction(float(v)) for v in slopes)), [self.tensor(node, node.input[0])])
-        elif kind == "Clip":
-            self.clip(node, a)
-        elif kind in ("MaxPool", "AveragePool"):
-            self.pool(node, a)
-        elif kind == "BatchNormalization":
-            self.batchnorm(node, a)
-        elif kind == "Concat":
-            sources = [self.tensor(node, name) for name in node.input]
-            axis = a.get("axis", 1)
-            rank = len(self.shapes[sources[0]]) + 1
-            axis = axis + rank if axis < 0 else axis
-            if axis < 1:
-                raise self.fail(node, "axis: expected an axis after the batch axis, got 0")
-            self.add(node, ops.Concat(axis - 1), sources)
-        elif kind == "Flatten":
-            if a.get("axis", 1) != 1:
-                raise self.fail(node, f"axis: expected 1 (every axis but the batch), got {a.get('axis')}")
-            self.add(node, ops.Flatten(), [self.tensor(node, node.input[0])])
-        elif kind == "Reshape":
-            self.reshape(node, a)
-        else:
-            raise self.fail(node, f"expected one of the operators {', '.join(SUPPORTED_OPERATORS)}, got {kind}")
+            raise Unsupported(f"expected an operator of the default ONNX domain, got domain {node.domain!r}")
+        translator = _TRANSLATORS.get(node.op_type)
+        if translator is None:
+            listed = ", ".join(SUPPORTED_OPERATORS)
+            note = " (not piecewise linear)" if node.op_type in _NOT_PIECEWISE_LINEAR else ""
+            raise Unsupported(f"expected one of the operators {listed}, got {node.op_type}{note}")
+        inputs = [_input(values, name) if name else None for name in node.input]
+        result = translator(_Node(node, inputs, _attributes(node, onnx), builder, opset, onnx))
+    except Unsupported as error:
+        raise InvalidInputError(f"{where}: {error}") from None
+    except InvalidInputError as error:  # an operation's own check, already prefixed with the model's name
+        message = str(error)
+        message = message[len(what) + 2:] if message.startswith(f"{what}: ") else message
+        raise InvalidInputError(f"{where}: {message}") from None
+    except (ValueError, IndexError, TypeError, ZeroDivisionError) as error:  # numpy while folding constants
+        raise InvalidInputError(f"{where}: expected inputs this operator accepts, got "
+                                f"{type(error).__name__}: {str(error)[:200]}") from None
+    results = result if isinstance(result, tuple) else (result,)
+    for i, name in enumerate(node.output):
+        if not name:
+            continue
+        value = results[i] if i < len(results) else _Unusable(f"output {i} of {node.op_type}, which has no "
+                                                              f"exact reading")
+        values[name] = _Unusable("the indices of a maximum (not piecewise linear)") if isinstance(value, Indices) \
+            else value
 
-    # -- operators
-    def dense(self, node: Any, weight: Any, bias: Any) -> None:
-        source = self.tensor(node, node.input[0])
-        if len(self.shapes[source]) != 1:
-            raise self.fail(node, f"expected a vector input (a Flatten before it), got shape "
-                                  f"{list(self.shapes[source])}")
-        self.add(node, ops.Dense(weight, bias), [source])
-        self.dense_of[self.nodes[-1].name] = len(self.nodes) - 1
 
-    def gemm(self, node: Any, a: dict[str, Any]) -> None:
-        if a.get("transA", 0):
-            raise self.fail(node, "transA: expected 0 (the input as rows), got 1")
-        B = self.constant(node, node.input[1], "B")
-        if B.ndim != 2:
-            raise self.fail(node, f"B: expected a matrix, got shape {list(B.shape)}")
-        weight = B if a.get("transB", 0) else B.T
-        alpha = Fraction(float(np.float32(a.get("alpha", 1.0))))
-        beta = Fraction(float(np.float32(a.get("beta", 1.0))))
-        rows = weight.shape[0]
-        if len(node.input) > 2 and node.input[2]:
-            C = self.constant(node, node.input[2], "C")
-            if C.size not in (1, rows):
-                raise self.fail(node, f"C: expected 1 or {rows} numbers, got shape {list(C.shape)}")
-            bias = [beta * Fraction(float(v)) for v in np.broadcast_to(C.reshape(-1), (rows,))]
-        else:
-            bias = [Fraction(0)] * rows
-        exact = [[alpha * Fraction(float(v)) for v in row] for row in weight]
-        self.dense(node, exact, bias)
-
-    def add_op(self, node: Any) -> None:
-        names = list(node.input)
-        constant = [n for n in names if n in self.constants]
-        if not constant:
-            self.add(node, ops.Add(), [self.tensor(node, n) for n in names])
-            return
-        if len(names) != 2 or len(constant) != 1:
-            raise self.fail(node, "expected a tensor plus a constant or the sum of tensors, got two constants")
-        source = self.tensor(node, next(n for n in names if n not in self.constants))
-        value = self.constant(node, constant[0], "the constant")
-        shape = self.shapes[source]
-        index = self.dense_of.get(source)
-        if index is not None and value.size in (1, shape[0]) and source == self.nodes[-1].name:
-            dense: Any = self.nodes[index].op  # MatMul + Add: the constant is the bias of the matrix product
-            bias = tuple(b + Fraction(float(v)) for b, v in zip(dense.bias, np.broadcast_to(value.reshape(-1),
-                                                                                          shape)))
-            self.nodes[index] = Node(self.nodes[index].name, ops.Dense(dense.weight, bias), self.nodes[index].inputs)
-            self.tensors[node.output[0]] = source
-            return
-        squeezed = value.reshape(value.shape[1:]) if value.ndim == len(shape) + 1 and value.shape[0] == 1 else value
-        channels = shape[0]
-        if squeezed.size == channels and (squeezed.ndim <= 1 or squeezed.shape[0] == channels):
-            shift = tuple(Fraction(float(v)) for v in squeezed.reshape(-1))
-            self.add(node, ops.BatchNorm((Fraction(1),) * channels, shift), [source])  # one constant per channel
-            return
-        raise self.fail(node, f"expected a constant of one number per channel ({channels}), got shape "
-                              f"{list(value.shape)}")
-
-    def conv(self, node: Any, a: dict[str, Any]) -> None:
-        weight = self.constant(node, node.input[1], "W")
-        if weight.ndim not in (3, 4):
-            raise self.fail(node, f"W: expected a 1-D or 2-D convolution kernel, got shape {list(weight.shape)}")
-        bias = self.constant(node, node.input[2], "B") if len(node.input) > 2 and node.input[2] else \
-            (0,) * weight.shape[0]
-        axes = weight.ndim - 2
-        padding = self.padding(node, a, axes)
-        self.add(node, ops.Conv(weight, bias, stride=tuple(a.get("strides", [1] * axes)), padding=padding,
-                                dilation=tuple(a.get("dilations", [1] * axes)), groups=int(a.get("group", 1))),
-                 [self.tensor(node, node.input[0])])
-
-    def padding(self, node: Any, a: dict[str, Any], axes: int) -> tuple[int, ...]:
-        auto = a.get("auto_pad", b"NOTSET")
-        auto = auto.decode() if isinstance(auto, bytes) else auto
-        if auto not in ("NOTSET", "VALID"):
-            raise self.fail(node, f"auto_pad: expected NOTSET or VALID (explicit symmetric pads), got {auto}")
-        pads = list(a.get("pads", [0] * (2 * axes))) if auto == "NOTSET" else [0] * (2 * axes)
-        if pads[:axes] != pads[axes:]:
-            raise self.fail(node, f"pads: expected symmetric padding (begin = end on every axis), got {pads}")
-        return tuple(int(p) for p in pads[:axes])
-
-    def pool(self, node: Any, a: dict[str, Any]) -> None:
-        kernel = tuple(int(k) for k in a["kernel_shape"])
-        axes = len(kernel)
-        padding = self.padding(node, a, axes)
-        if a.get("ceil_mode", 0):
-            raise self.fail(node, "ceil_mode: expected 0, got 1")
-        if any(d != 1 for d in a.get("dilations", [1] * axes)):
-            raise self.fail(node, f"dilations: expected 1, got {list(a['dilations'])}")
-        stride = tuple(int(s) for s in a.get("strides", [1] * axes))
-        if node.op_type == "MaxPool":
-            if len(node.output) > 1 and node.output[1]:
-                raise self.fail(node, "expected one output (no Indices)")
-            op: Any = ops.MaxPool(kernel, stride, padding)
-        else:
-            if any(padding) and not a.get("count_include_pad", 0):
-                raise self.fail(node, "count_include_pad: expected 1 when padding (the divisor is the window's "
-                                      "size), got 0")
-            op = ops.AvgPool(kernel, stride, padding)
-        self.add(node, op, [self.tensor(node, node.input[0])])
-
-    def clip(self, node: Any, a: dict[str, Any]) -> None:
-        bounds: list[Any] = []
-        for position, key in ((1, "min"), (2, "max")):
-            if len(node.input) > position and node.input[position]:
-                bounds.append(float(self.constant(node, node.input[position], key).reshape(-1)[0]))
-            else:
-                bounds.append(a.get(key))
-        low, high = bounds
-        where = f"{self.what}: node '{node.output[0]}'"
-        if low is None or high is None:
-            if low is None or low != 0 or high is not None:
-                raise self.fail(node, f"expected both bounds, or min = 0 alone (a ReLU), got min={low}, max={high}")
-            op = ops.Activation(relu())
-        else:
-            op = ops.Activation(hardtanh(min_val=float(low), max_val=float(high), what=where))
-        self.add(node, op, [self.tensor(node, node.input[0])])
-
-    def batchnorm(self, node: Any, a: dict[str, Any]) -> None:
-        gamma, beta, mean, var = (self.constant(node, node.input[i], f) for i, f in
-                                  ((1, "scale"), (2, "B"), (3, "input_mean"), (4, "input_var")))
-        if a.get("training_mode", 0):
-            raise self.fail(node, "training_mode: expected 0 (inference), got 1")
-        eps = np.float64(np.float32(a.get("epsilon", 1e-5)))
-        if np.any(var + eps <= 0):
-            raise self.fail(node, f"input_var: expected var + epsilon > 0, got {(var + eps).min()}")
-        scale = gamma / np.sqrt(var + eps)  # the only rounding, in binary64
-        scales = [Fraction(float(s)) for s in scale]
-        shifts = [Fraction(float(b)) - s * Fraction(float(u)) for s, b, u in zip(scales, beta, mean)]
-        self.add(node, ops.BatchNorm(tuple(scales), tuple(shifts)), [self.tensor(node, node.input[0])])
-
-    def reshape(self, node: Any, a: dict[str, Any]) -> None:
-        source = self.tensor(node, node.input[0])
-        if node.input[1] not in self.constants:
-            raise self.fail(node, "shape: expected a constant shape (an initializer or Constant), got the computed "
-                                  f"tensor '{node.input[1]}'")
-        shape = [int(v) for v in self.constants[node.input[1]].reshape(-1)]
-        full = (1,) + self.shapes[source]
-        if a.get("allowzero", 0) and 0 in shape:
-            raise self.fail(node, "allowzero: expected 0 with no zero sizes")
-        shape = [full[i] if v == 0 and i < len(full) else v for i, v in enumerate(shape)]
-        if not shape or shape[0] not in (1, -1):
-            raise self.fail(node, f"shape: expected the batch axis first (1 or -1), got {_describe(shape)}")
-        if shape[0] == -1 and -1 in shape[1:]:
-            raise self.fail(node, f"shape: expected one -1 at most, got {shape}")
-        self.add(node, ops.Reshape(tuple(shape[1:])), [source])
+def _input(values: dict[str, Any], name: str) -> Any:
+    if name not in values:
+        raise Unsupported(f"input '{name}': expected the graph's input, an initializer or an earlier node's output, "
+                          f"got an unknown name")
+    value = values[name]
+    if isinstance(value, _Unusable):
+        raise Unsupported(f"input '{name}': expected a tensor or a constant, got {value.reason}")
+    return value
