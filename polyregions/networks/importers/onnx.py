@@ -105,9 +105,13 @@ def graph_from_onnx(model: Any, *, what: str = "onnx model") -> GraphNetwork:
     onnx = _onnx()
     if not isinstance(model, onnx.ModelProto):
         raise InvalidInputError(f"{what}: expected an onnx.ModelProto, got {type(model).__name__}")
-    if len(model.functions):
-        import onnx.inliner
-
+    if len(model.functions):  # model-local functions (an exporter's decompositions): inlined first
+        try:
+            import onnx.inliner
+        except ImportError:
+            raise InvalidInputError(f"{what}: functions: expected a model without local functions, or onnx>=1.16 "
+                                    f"to inline them, got {len(model.functions)} with onnx {onnx.__version__}"
+                                    ) from None
         model = onnx.inliner.inline_local_functions(model)
     return _read(model, what, onnx)
 
