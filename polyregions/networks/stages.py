@@ -36,7 +36,7 @@ from flint import fmpq, fmpq_mat
 
 from polyregions.errors import InvalidInputError
 from polyregions.exact.linalg import Matrix, Vector
-from polyregions.exact.rationals import rational_matrix, rational_vector
+from polyregions.exact.rationals import rational, rational_matrix, rational_vector
 from polyregions.networks import operations as ops
 from polyregions.networks.activations import Activation, activation_from_json, linear
 from polyregions.networks.network import check_pattern
@@ -50,6 +50,9 @@ __all__ = ["Stage", "StagedNetwork", "compile_graph", "units_of", "stages_to_jso
 
 #: The format tag of a staged network in exports (read by ``proofs_check``).
 STAGES_FORMAT = "polyregions.stages/1"
+#: A sparse stage whose dense weight would have more entries than this is exported as ``weight_sparse`` (per row,
+#: ``[column, "num/den"]`` pairs, columns increasing, no zeros) and ``fan_in`` in place of the dense ``weight``.
+SPARSE_EXPORT_ENTRIES = 1 << 20
 
 
 def _fq(value: Fraction) -> fmpq:
@@ -60,42 +63,157 @@ def _fraction(value: fmpq) -> Fraction:
     return Fraction(int(value.p), int(value.q))
 
 
-@dataclass(frozen=True)
+SparseRows = tuple[tuple[tuple[int, Fraction], ...], ...]  # per row: (column, value) pairs, columns increasing
+
+
 class Stage:
     """One stage: pre-activations ``weight @ x + bias``, element-wise units, then max units.
+
+    The weight is held sparse (:attr:`rows`: per row its non-zero entries as ``(column, value)`` pairs): a
+    convolution, a pooling window's selection or a concatenation has few non-zero entries per row, and a stage
+    of ``n`` pre-activations never needs ``n x fan_in`` numbers. Build a stage from a dense weight
+    (``Stage(weight, bias, activations, groups)``) or from sparse rows (:meth:`from_rows`); :attr:`weight` gives
+    the dense rows (built on first use: for small stages and old callers).
 
     Attributes
     ----------
     weight : tuple of tuple of Fraction
-        Shape ``(pre-activations, fan_in)``.
+        Shape ``(pre-activations, fan_in)`` (dense; built on first use when the stage was built sparse).
+    rows : tuple of tuple of (int, Fraction)
+        The weight's non-zero entries, row by row, columns increasing.
     bias : tuple of Fraction
     activations : tuple of Activation
         One per element-wise unit; unit ``i`` acts on pre-activation ``i``.
     groups : tuple of tuple of int
         One per max unit: the pre-activations (indices, at least two) it is the maximum of.
+
+    Examples
+    --------
+    >>> from polyregions.networks.activations import relu
+    >>> stage = Stage.from_rows(((( 1, Fraction(2)),), ()), 3, (0, 1), (relu(), relu()))
+    >>> stage.weight, stage == Stage(stage.weight, stage.bias, stage.activations)
+    (((Fraction(0, 1), Fraction(2, 1), Fraction(0, 1)), (Fraction(0, 1), Fraction(0, 1), Fraction(0, 1))), True)
     """
 
-    weight: Matrix
+    rows: SparseRows
     bias: Vector
     activations: tuple[Activation, ...]
-    groups: tuple[tuple[int, ...], ...] = ()
+    groups: tuple[tuple[int, ...], ...]
+    _fan_in: int
 
-    def __post_init__(self) -> None:
-        weight = rational_matrix(self.weight, what="stage: weight")
-        if not weight or not weight[0]:
+    def __init__(self, weight: Any, bias: Any, activations: Sequence[Activation],
+                 groups: Sequence[Sequence[int]] = ()) -> None:
+        dense = rational_matrix(weight, what="stage: weight")
+        if not dense or not dense[0]:
             raise InvalidInputError("stage: weight: expected at least one row and one column")
-        object.__setattr__(self, "weight", weight)
-        object.__setattr__(self, "bias", rational_vector(self.bias, what="stage: bias", length=len(weight)))
-        object.__setattr__(self, "activations", tuple(self.activations))
-        object.__setattr__(self, "groups", tuple(tuple(g) for g in self.groups))
-        if len(self.activations) > len(weight) or any(
-                len(g) < 2 or not all(0 <= i < len(weight) for i in g) for g in self.groups):
+        rows = tuple(tuple((j, v) for j, v in enumerate(row) if v) for row in dense)
+        self._set(rows, len(dense[0]), rational_vector(bias, what="stage: bias", length=len(dense)),
+                  activations, groups)
+        self.__dict__["weight"] = dense  # the cached dense form
+
+    @classmethod
+    def from_rows(cls, rows: Any, fan_in: int, bias: Any, activations: Sequence[Activation],
+                  groups: Sequence[Sequence[int]] = ()) -> "Stage":
+        """A stage from sparse rows: per row, ``(column, value)`` pairs (exact values; zeros and repeated
+        columns are not allowed, columns are sorted here)."""
+        fan_in = int(fan_in)
+        checked = []
+        for i, row in enumerate(rows):
+            pairs = tuple(sorted((int(j), v if type(v) is Fraction else rational(v, what=f"stage: rows[{i}]"))
+                                 for j, v in row))
+            if any(not v for _, v in pairs) or any(not 0 <= j < fan_in for j, _ in pairs) or any(
+                    a[0] == b[0] for a, b in zip(pairs, pairs[1:])):
+                raise InvalidInputError(f"stage: rows[{i}]: expected distinct columns below {fan_in} with "
+                                        f"non-zero values")
+            checked.append(pairs)
+        if not checked or fan_in < 1:
+            raise InvalidInputError("stage: weight: expected at least one row and one column")
+        stage = cls.__new__(cls)
+        stage._set(tuple(checked), fan_in, rational_vector(bias, what="stage: bias", length=len(checked)),
+                   activations, groups)
+        return stage
+
+    @classmethod
+    def _trusted(cls, rows: SparseRows, fan_in: int, bias: Vector, activations: tuple[Activation, ...],
+                 groups: tuple[tuple[int, ...], ...]) -> "Stage":
+        """A stage from rows already sorted, non-zero and exact (the compiler's and restriction's own)."""
+        stage = cls.__new__(cls)
+        stage._set(rows, fan_in, bias, activations, groups)
+        return stage
+
+    def _set(self, rows: SparseRows, fan_in: int, bias: Vector, activations: Sequence[Activation],
+             groups: Sequence[Sequence[int]]) -> None:
+        d = self.__dict__
+        d["rows"], d["_fan_in"], d["bias"] = rows, fan_in, tuple(bias)
+        d["activations"] = tuple(activations)
+        d["groups"] = tuple(tuple(int(i) for i in g) for g in groups)
+        n = len(rows)
+        if len(self.activations) > n or any(len(g) < 2 or not all(0 <= i < n for i in g) for g in self.groups):
             raise InvalidInputError("stage: units: expected element-wise units on the first pre-activations and "
                                     "max groups of at least two pre-activations")
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Stage is immutable: cannot set {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Stage):
+            return NotImplemented
+        return (self._fan_in == other._fan_in and self.bias == other.bias and self.activations == other.activations
+                and self.groups == other.groups and self.rows == other.rows)
+
+    def __hash__(self) -> int:
+        return hash((self._fan_in, self.bias, self.activations, self.groups))
+
+    def __repr__(self) -> str:
+        return (f"Stage(pre-activations={len(self.rows)}, fan_in={self._fan_in}, non-zero weights={self.nnz}, "
+                f"units={self.width}, max units={len(self.groups)})")
+
     def __reduce__(self):
         # FLINT matrices in the caches do not pickle: a stage travels to worker processes without them.
-        return (Stage, (self.weight, self.bias, self.activations, self.groups))
+        return (Stage._trusted, (self.rows, self._fan_in, self.bias, self.activations, self.groups))
+
+    @cached_property
+    def weight(self) -> Matrix:
+        """The dense weight (built on first use from :attr:`rows`: ``pre-activations x fan_in`` numbers)."""
+        zero = Fraction(0)
+        out = []
+        for row in self.rows:
+            dense = [zero] * self._fan_in
+            for j, v in row:
+                dense[j] = v
+            out.append(tuple(dense))
+        return tuple(out)
+
+    @property
+    def nnz(self) -> int:
+        """The number of non-zero weights."""
+        return sum(len(row) for row in self.rows)
+
+    @property
+    def is_sparse(self) -> bool:
+        """Whether the dense weight would be mostly zeros (at most an eighth non-zero) and is worth avoiding."""
+        return 8 * self.nnz <= len(self.rows) * self._fan_in
+
+    @cached_property
+    def csr(self) -> tuple[np.ndarray, np.ndarray, list[Fraction]]:
+        """``(indptr, indices, values)``: the weight in compressed sparse rows (exact values)."""
+        indptr = np.zeros(len(self.rows) + 1, dtype=np.int64)
+        indptr[1:] = np.cumsum([len(row) for row in self.rows])
+        indices = np.fromiter((j for row in self.rows for j, _ in row), dtype=np.int64, count=int(indptr[-1]))
+        return indptr, indices, [v for row in self.rows for _, v in row]
+
+    def float_weight(self) -> Any:
+        """The doubles nearest to the weights as a ``scipy.sparse.csr_array`` (raises OverflowError beyond the
+        double range)."""
+        from scipy.sparse import csr_array
+
+        indptr, indices, values = self.csr
+        data = np.array([v.numerator / v.denominator for v in values], dtype=np.float64)
+        return csr_array((data, indices, indptr), shape=(len(self.rows), self._fan_in))
+
+    def dot(self, x: Sequence[Fraction]) -> list[Fraction]:
+        """``weight @ x + bias`` exactly, for exact ``x`` (``fan_in`` numbers)."""
+        return [sum((v * x[j] for j, v in row), b) for row, b in zip(self.rows, self.bias)]
 
     @property
     def width(self) -> int:
@@ -105,7 +223,7 @@ class Stage:
     @property
     def fan_in(self) -> int:
         """The number of inputs."""
-        return len(self.weight[0])
+        return self._fan_in
 
     @property
     def is_affine(self) -> bool:
@@ -131,13 +249,59 @@ class Stage:
 
     @cached_property
     def _flint(self) -> tuple[fmpq_mat, fmpq_mat]:
-        return (fmpq_mat(len(self.weight), self.fan_in, [_fq(v) for row in self.weight for v in row]),
+        return (fmpq_mat(len(self.rows), self.fan_in, [_fq(v) for row in self.weight for v in row]),
                 fmpq_mat(len(self.bias), 1, [_fq(v) for v in self.bias]))
 
     @cached_property
     def _flint_rows(self) -> tuple[list[list[fmpq]], list[fmpq]]:
         """The weight's rows and the bias as FLINT rationals, for picking rows out."""
         return [[_fq(v) for v in row] for row in self.weight], [_fq(v) for v in self.bias]
+
+    @cached_property
+    def _flint_sparse(self) -> tuple[list[list[tuple[int, fmpq]]], list[fmpq]]:
+        """The sparse rows and the bias as FLINT rationals."""
+        return [[(j, _fq(v)) for j, v in row] for row in self.rows], [_fq(v) for v in self.bias]
+
+    def products(self, needed: Sequence[int], M: fmpq_mat | None, c: fmpq_mat | None
+                 ) -> tuple[list[list[fmpq]], list[fmpq]]:
+        """Rows ``needed`` of ``W M`` and entries ``needed`` of ``W c + b``, exactly (``M`` None: the identity,
+        ``c`` None: zero), ``n = M.ncols()`` numbers per row. A sparse stage multiplies out its non-zero
+        weights only; a dense one takes FLINT's product of the rows picked out."""
+        if not needed:
+            return [], []
+        if M is None:
+            n = self.fan_in
+        else:
+            n = M.ncols()
+        if not self.is_sparse:
+            rows, offsets = self._flint_rows
+            W = fmpq_mat([rows[r] for r in needed])
+            Z = W.table() if M is None else (W * M).table()
+            z = [offsets[r] for r in needed] if c is None else [
+                v + offsets[r] for v, r in zip((W * c).entries(), needed)]
+            return Z, z
+        sparse, offsets = self._flint_sparse
+        zero = fmpq(0)
+        table: list[list[fmpq]] = []
+        values: list[fmpq] = []
+        Mt = None if M is None else M.table()
+        ce = None if c is None else c.entries()
+        for r in needed:
+            row = sparse[r]
+            if Mt is None:
+                out = [zero] * n
+                for j, w in row:
+                    out[j] = w
+            elif len(row) == 1:
+                j, w = row[0]
+                out = list(Mt[j]) if w == 1 else [w * v for v in Mt[j]]
+            else:
+                out = [zero] * n
+                for j, w in row:
+                    out = [a + w * v for a, v in zip(out, Mt[j])]
+            table.append(out)
+            values.append(offsets[r] if ce is None else sum((w * ce[j] for j, w in row), offsets[r]))
+        return table, values
 
     def unit_maps(self, pieces: Sequence[int]) -> list[tuple[int, fmpq, fmpq]]:
         """For every unit, with the stage's neurons on ``pieces``: ``(j, s, d)``, the unit's output being
@@ -230,7 +394,7 @@ class StagedNetwork:
         pattern: list[int] = []
         preactivations = []
         for stage in self.layers:
-            z = [sum((w * v for w, v in zip(row, value) if w), b) for row, b in zip(stage.weight, stage.bias)]
+            z = stage.dot(value)
             preactivations.append(z)
             out = []
             for activation, t in zip(stage.activations, z):
@@ -275,9 +439,8 @@ class StagedNetwork:
         values = [(Fraction(v), Fraction(d)) for v, d in zip(x, direction)]
         pattern: list[int] = []
         for stage in self.layers:
-            z = [(sum((w * a for w, (a, _) in zip(row, values) if w), zero) + b,
-                  sum((w * s for w, (_, s) in zip(row, values) if w), zero)) for row, b in zip(stage.weight,
-                                                                                            stage.bias)]
+            z = [(sum((w * values[j][0] for j, w in row), zero) + b, sum((w * values[j][1] for j, w in row), zero))
+                 for row, b in zip(stage.rows, stage.bias)]
             out = []
             for activation, (v, s) in zip(stage.activations, z):
                 k = sum(1 for xi in activation.breakpoints if (v, s) > (xi, zero))
@@ -295,7 +458,7 @@ class StagedNetwork:
 
     def selection(self, stage: Stage, pieces: Sequence[int]) -> tuple[fmpq_mat, fmpq_mat]:
         """``(S, s)``: the stage's output is ``S z + s`` for pre-activations ``z`` with its neurons on ``pieces``."""
-        S = fmpq_mat(stage.width, len(stage.weight))
+        S = fmpq_mat(stage.width, len(stage.rows))
         shift = fmpq_mat(stage.width, 1)
         for unit, (source, slope, intercept) in enumerate(stage.unit_maps(pieces)):
             S[unit, source] = slope
@@ -316,8 +479,8 @@ class StagedNetwork:
         """
         pattern = self._check_pattern(pattern)
         n = self.input_dim
-        M = fmpq_mat(n, n, [fmpq(int(i == j)) for i in range(n) for j in range(n)])
-        c = fmpq_mat(n, 1)
+        M: fmpq_mat | None = None  # None: the identity (and c zero), so that the first stage stays sparse
+        c: fmpq_mat | None = None
         position = 0
         for stage in self.layers:
             count = len(stage.neurons)
@@ -326,18 +489,16 @@ class StagedNetwork:
             # Only the pre-activations a unit passes on with a non-zero slope are multiplied out: a dead ReLU's
             # row is zero and a max unit reads one of its values (the product S (W M) would do it all).
             live = [u for u, (_, slope, _) in enumerate(units) if slope]
-            rows, offsets = stage._flint_rows
-            if live:
-                needed = [units[u][0] for u in live]
-                W = fmpq_mat([rows[r] for r in needed])
-                Z, z = (W * M).table(), (W * c).entries()
-            table = [[fmpq(0)] * n for _ in units]
+            Z, z = stage.products([units[u][0] for u in live], M, c)
+            zero = fmpq(0)
+            table = [[zero] * n for _ in units]
             shifts = [intercept for _, _, intercept in units]
             for t, u in enumerate(live):
-                source, slope, _ = units[u]
-                table[u] = [slope * v for v in Z[t]]
-                shifts[u] += slope * (z[t] + offsets[source])
+                _, slope, _ = units[u]
+                table[u] = Z[t] if slope == 1 else [slope * v for v in Z[t]]
+                shifts[u] += slope * z[t]
             M, c = fmpq_mat(table), fmpq_mat([[v] for v in shifts])
+        assert M is not None and c is not None  # at least one stage
         return (tuple(tuple(_fraction(v) for v in M.table()[i]) for i in range(M.nrows())),
                 tuple(_fraction(v) for v in c.entries()))
 
@@ -358,15 +519,14 @@ class StagedNetwork:
         """
         pattern = self._check_pattern(pattern)
         n = self.input_dim
-        M = fmpq_mat(n, n, [fmpq(int(i == j)) for i in range(n) for j in range(n)])
-        c = fmpq_mat(n, 1)
+        M: fmpq_mat | None = None  # None: the identity (and c zero)
+        c: fmpq_mat | None = None
         rows: list[tuple[int, Vector, Fraction, int]] = []
         position = 0
         for stage in self.layers:
-            W, b = stage._flint
-            Z, z = W * M, W * c + b
-            table = [[_fraction(v) for v in row] for row in Z.table()]
-            values = [_fraction(v) for v in z.entries()]
+            Z, z = stage.products(range(len(stage.rows)), M, c)
+            table = [[_fraction(v) for v in row] for row in Z]
+            values = [_fraction(v) for v in z]
             for i, activation in enumerate(stage.activations):
                 if activation.is_linear:
                     continue
@@ -384,8 +544,14 @@ class StagedNetwork:
                                      values[win] - values[j], place))
                 position += 1
             count = len(stage.neurons)
-            S, shift = self.selection(stage, pattern[position - count:position])
-            M, c = S * Z, S * z + shift
+            # The next state, unit by unit (no selection matrix): slope times the unit's pre-activation row.
+            zero = fmpq(0)
+            next_rows, shifts = [], []
+            for source, slope, intercept in stage.unit_maps(pattern[position - count:position]):
+                next_rows.append([zero] * n if not slope else Z[source] if slope == 1 else
+                                 [slope * v for v in Z[source]])
+                shifts.append([slope * z[source] + intercept])
+            M, c = fmpq_mat(next_rows), fmpq_mat(shifts)
         return rows
 
     # --- transformations ----------------------------------------------------------------------------------
@@ -402,12 +568,11 @@ class StagedNetwork:
         if k == n and not any(origin) and all(directions[i][j] == (i == j) for i in range(n) for j in range(n)):
             return self
         first = self.layers[0]
-        W, b = first._flint
-        D = fmpq_mat(k, n, [_fq(v) for row in directions for v in row])
-        weight = (W * D.transpose()).table()
-        bias = (W * fmpq_mat(n, 1, [_fq(v) for v in origin]) + b).entries()
-        new_first = Stage(tuple(tuple(_fraction(v) for v in row) for row in weight),
-                          tuple(_fraction(v) for v in bias), first.activations, first.groups)
+        # A sparse product for a sparse first stage: its non-zero weights times the directions.
+        D = fmpq_mat(n, k, [_fq(directions[t][j]) for j in range(n) for t in range(k)])
+        weight, bias = first.products(range(len(first.rows)), D, fmpq_mat(n, 1, [_fq(v) for v in origin]))
+        rows = tuple(tuple((t, _fraction(v)) for t, v in enumerate(row) if v) for row in weight)
+        new_first = Stage._trusted(rows, k, tuple(_fraction(v) for v in bias), first.activations, first.groups)
         return StagedNetwork(k, (new_first,) + self.layers[1:])
 
     def tight_neurons(self, points: Sequence[Sequence[Any]]) -> list[frozenset[int]]:
@@ -435,7 +600,7 @@ class StagedNetwork:
         """Float guesses of the patterns at the rows of ``x`` (never decisive: callers prove them exactly)."""
         columns = []
         for stage, (W, b, breakpoints, slopes, intercepts, linear_units) in zip(self.layers, self._floats):
-            z = x @ W.T + b
+            z = (W @ x.T).T + b if not isinstance(W, np.ndarray) else x @ W.T + b
             e = len(stage.activations)
             out = np.empty((len(x), stage.width))
             for i in range(e):
@@ -456,7 +621,8 @@ class StagedNetwork:
         result = []
         for stage in self.layers:
             pieces = [[a.piece_map(k) for k in range(a.num_pieces)] for a in stage.activations]
-            result.append((np.array([[float(v) for v in row] for row in stage.weight]),
+            result.append((stage.float_weight() if stage.is_sparse else
+                           np.array([[float(v) for v in row] for row in stage.weight]),
                            np.array([float(v) for v in stage.bias]),
                            [np.array([float(v) for v in a.breakpoints]) for a in stage.activations],
                            [np.array([float(m) for m, _ in p]) for p in pieces],
@@ -468,7 +634,10 @@ class StagedNetwork:
 def stages_to_json(network: StagedNetwork) -> dict[str, Any]:
     """The ``polyregions.stages/1`` document of a staged network, as exports carry it: per stage its weight and
     bias (exact strings), its distinct ``activations`` (network-file form), ``units`` (per element-wise unit, the
-    index of its activation) and ``groups`` (per max unit, the pre-activations it is the maximum of).
+    index of its activation) and ``groups`` (per max unit, the pre-activations it is the maximum of). A large
+    sparse stage (a convolution or a pooling selection over thousands of values; more than
+    :data:`SPARSE_EXPORT_ENTRIES` dense entries) carries ``weight_sparse`` (per row, ``[column, "num/den"]``
+    pairs of its non-zero weights, columns increasing) and ``fan_in`` instead of the dense ``weight``.
 
     Examples
     --------
@@ -486,8 +655,13 @@ def stages_to_json(network: StagedNetwork) -> dict[str, Any]:
         for activation in stage.activations:
             if activation not in distinct:
                 distinct.append(activation)
-        stages.append({"weight": [[format_rational(v) for v in row] for row in stage.weight],
-                       "bias": [format_rational(v) for v in stage.bias],
+        entry: dict[str, Any] = {}
+        if stage.is_sparse and len(stage.rows) * stage.fan_in > SPARSE_EXPORT_ENTRIES:
+            entry["fan_in"] = stage.fan_in
+            entry["weight_sparse"] = [[[j, format_rational(v)] for j, v in row] for row in stage.rows]
+        else:
+            entry["weight"] = [[format_rational(v) for v in row] for row in stage.weight]
+        stages.append({**entry, "bias": [format_rational(v) for v in stage.bias],
                        "activations": [a.to_json() for a in distinct],
                        "units": [distinct.index(a) for a in stage.activations],
                        "groups": [list(group) for group in stage.groups]})
@@ -515,8 +689,12 @@ def stages_from_json(document: Any, *, what: str = "stages") -> StagedNetwork:
         for s, stage in enumerate(document["stages"]):
             distinct = [activation_from_json(a, what=f"{what}: stages[{s}].activations")
                         for a in stage["activations"]]
-            stages.append(Stage(stage["weight"], stage["bias"], tuple(distinct[u] for u in stage["units"]),
-                                stage["groups"]))
+            units = tuple(distinct[u] for u in stage["units"])
+            if "weight" in stage:
+                stages.append(Stage(stage["weight"], stage["bias"], units, stage["groups"]))
+            else:
+                rows = [[(j, v) for j, v in row] for row in stage["weight_sparse"]]
+                stages.append(Stage.from_rows(rows, stage["fan_in"], stage["bias"], units, stage["groups"]))
         return StagedNetwork(int(document["input_dim"]), tuple(stages))
     except (KeyError, TypeError, IndexError, ValueError) as error:
         if isinstance(error, InvalidInputError):
@@ -559,9 +737,11 @@ def _identity(first: int, count: int) -> Expression:
 
 def _stage(rows: list[dict[int, Fraction]], constants: list[Fraction], width: int,
            activations: list[Activation], groups: list[tuple[int, ...]]) -> Stage:
-    zero = Fraction(0)
-    weight = tuple(tuple(row.get(i, zero) for i in range(width)) for row in rows)
-    return Stage(weight, tuple(constants), tuple(activations), tuple(groups))
+    if not rows or width < 1:
+        raise InvalidInputError("stage: weight: expected at least one row and one column")
+    # Sparse rows straight from the operations' sparse maps: no dense row is ever made.
+    sparse = tuple(tuple(sorted(row.items())) for row in rows)
+    return Stage._trusted(sparse, width, tuple(constants), tuple(activations), tuple(groups))
 
 
 def compile_graph(network: "GraphNetwork") -> StagedNetwork:

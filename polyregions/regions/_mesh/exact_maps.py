@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from polyregions.exact._integers import lcm
+from polyregions.regions._mesh.support import distinct, ragged
 
 if TYPE_CHECKING:
     from polyregions.networks.network import Layer
@@ -38,28 +39,43 @@ class ExactMaps:
         self.Z = []
         biggest = 1
         widest = k + 1
+        self.csr: list[tuple[np.ndarray, np.ndarray] | None] = []  # a sparse layer's (indptr, indices)
         for layer in layers:
             act = layer.activation
+            sparse = hasattr(layer, "rows") and layer is not layers[0]  # the first layer reads only k inputs
+            if sparse:
+                indptr, indices, values = layer.csr()  # type: ignore[attr-defined]  # a SparseLayer
+            else:
+                values = [v for row in layer.weight for v in row]
             # A layer's weights are Fractions with few distinct denominators (powers of two for float weights):
             # one division per denominator rather than per weight.
-            denominators = {v.denominator for row in layer.weight for v in row}
+            denominators = {v.denominator for v in values} or {1}
             omega = math.lcm(*denominators)
             Zq = math.lcm(omega * scales, lcm(layer.bias), lcm(act.breakpoints))
             multiplier = Zq // (omega * scales)
             factor = {d: omega // d * multiplier for d in denominators}
-            W = [[v.numerator * factor[v.denominator] for v in row] for row in layer.weight]
+            if sparse:
+                W = [v.numerator * factor[v.denominator] for v in values]  # the non-zero weights, row by row
+                sums = np.zeros(layer.width, dtype=object)
+                np.add.at(sums, np.repeat(np.arange(layer.width), np.diff(indptr)), [abs(v) for v in W])
+                row_bound = max(sums.tolist(), default=0)
+                self.csr.append((indptr, indices))
+            else:
+                dense = [[v.numerator * factor[v.denominator] for v in row] for row in layer.weight]
+                row_bound = max(sum(abs(v) for v in row) for row in dense)
+                self.csr.append(None)
             bias = [int(v * Zq) for v in layer.bias]
             xi = [int(v * Zq) for v in act.breakpoints]
             delta = math.lcm(lcm(act.slopes), lcm(act.intercepts))
             Sq = Zq * delta
             slopes = [int(v * delta) for v in act.slopes]
             icpts = [int(v * Sq) for v in act.intercepts]
-            bound_z = max(sum(abs(v) for v in row) for row in W) * bound_h + max(abs(v) for v in bias)
+            bound_z = row_bound * bound_h + max(abs(v) for v in bias)
             biggest = max(biggest, bound_z + max((abs(v) for v in xi), default=0))
             bound_h = max(abs(v) for v in slopes) * bound_z + max(abs(v) for v in icpts)
             scales = Sq
-            widest = max(widest, len(layer.weight[0]) + 1)
-            self.weight_int.append(W)
+            widest = max(widest, layer.fan_in + 1)
+            self.weight_int.append(W if sparse else dense)
             self.bias_int.append(bias)
             self.xi_int.append(xi)
             self.slope_int.append(slopes)
@@ -90,7 +106,9 @@ class ExactMaps:
                 out.append(np.where(2 * r > p, r - p, r))
             return np.array(out, dtype=np.float64)
 
+        # A sparse layer's residues: (primes, non-zero weights), in its rows' order.
         self.W_mod = [residues(W) for W in self.weight_int]
+        self._csr_mod: dict[int, list] = {}
         self.b_mod = [residues(v) for v in self.bias_int]
         self.xi_mod: list[np.ndarray | None] = [residues(v) if v else None for v in self.xi_int]
         self.slope_mod = [residues(v) for v in self.slope_int]
@@ -128,11 +146,52 @@ class ExactMaps:
         H[..., self.k] += self.icpt_mod[q][:, pieces.T]
         return self._reduce(H)
 
-    def _affine(self, q: int, H: np.ndarray) -> np.ndarray:
-        """Layer ``q``'s pre-activation maps from its input maps ``H`` (primes, n, m, k+1)."""
+    def _sparse_mod(self, q: int) -> list:
+        """Layer ``q``'s residues as one ``scipy.sparse.csr_array`` per prime (built on first use)."""
+        if q not in self._csr_mod:
+            from scipy.sparse import csr_array
+
+            csr = self.csr[q]
+            assert csr is not None
+            indptr, indices = csr
+            shape = (self.layers[q].width, self.layers[q].fan_in)
+            self._csr_mod[q] = [csr_array((self.W_mod[q][i], indices, indptr), shape=shape)
+                                for i in range(len(self.primes))]
+        return self._csr_mod[q]
+
+    def _row_columns(self, q: int, units: np.ndarray | None) -> np.ndarray | None:
+        """The columns (inputs) that the rows ``units`` of a sparse layer ``q`` read, sorted (None: all, for a
+        dense layer or all rows)."""
+        csr = self.csr[q]
+        if csr is None or units is None:
+            return None
+        indptr, indices = csr
+        starts, ends = indptr[units], indptr[units + 1]
+        return distinct(indices[ragged(starts, ends - starts)]) if units.size else np.zeros(0, dtype=np.int64)
+
+    def _affine(self, q: int, H: np.ndarray, units: np.ndarray | None = None,
+                columns: np.ndarray | None = None) -> np.ndarray:
+        """Layer ``q``'s pre-activation maps from its input maps ``H`` (primes, n, m, k+1): of the units
+        ``units`` only (all when None), ``H`` holding the inputs ``columns`` only (all when None)."""
         P, n, m, c = H.shape
-        Z = self._reduce(np.matmul(self.W_mod[q], H.reshape(P, n, m * c))).reshape(P, -1, m, c)
-        Z[..., self.k] += self.b_mod[q][:, :, None]
+        if self.csr[q] is None:
+            W = self.W_mod[q] if units is None else self.W_mod[q][:, units, :]
+            if columns is not None:
+                W = W[:, :, columns]
+            Z = self._reduce(np.matmul(W, H.reshape(P, n, m * c))).reshape(P, -1, m, c)
+        else:
+            # One sparse product per prime: the sums of residue products stay below 2^53 (exact) as in the
+            # dense product, a row having at most fan-in terms.
+            out: list[np.ndarray] = []
+            for matrix in self._sparse_mod(q):
+                if units is not None:
+                    matrix = matrix[units]
+                if columns is not None:
+                    matrix = matrix[:, columns]
+                out.append(matrix @ H[len(out)].reshape(n, m * c))
+            Z = self._reduce(np.array(out, dtype=np.float64)).reshape(P, -1, m, c)
+        bias = self.b_mod[q] if units is None else self.b_mod[q][:, units]
+        Z[..., self.k] += bias[:, :, None]
         return self._reduce(Z)
 
     def rows(self, q: int, regions: np.ndarray, units: np.ndarray, bps: np.ndarray,
@@ -163,6 +222,11 @@ class ExactMaps:
                 # of r's parent; the slopes are folded into the weight row, so only the parent's map is gathered.
                 parents = ancestors[q - 1][regions[sel]] if q > 1 else np.zeros(sel.size, dtype=np.int64)
                 ids, position = np.unique(parents, return_inverse=True)
+                if self.csr[q] is not None:
+                    rows = self._sparse_rows(q, units[sel], regions[sel], ids, position, pieces, ancestors,
+                                             with_intercepts)
+                    out[:, sel, :] = rows
+                    continue
                 Zt = self._maps(q - 1, ids, pieces, ancestors).transpose(0, 2, 1, 3)  # (primes, m, n, k+1)
                 pieces_sel = self._pieces(pieces, q - 1, regions[sel])  # (events, n)
                 W = self.W_mod[q][:, units[sel], :]  # (primes, events, n)
@@ -184,20 +248,55 @@ class ExactMaps:
         out[:, :, k] -= xi[:, bps]
         return self._recover(out, primitive)
 
-    def _maps(self, s: int, ids: np.ndarray, pieces: list, ancestors: list) -> np.ndarray:
+    def _sparse_rows(self, q: int, units: np.ndarray, regions: np.ndarray, ids: np.ndarray, position: np.ndarray,
+                     pieces: list, ancestors: list, with_intercepts: bool) -> np.ndarray:
+        """The rows (primes, events, k+1), bias left out, of the units ``units`` of a sparse layer ``q`` on the
+        level-``q`` regions ``regions`` (their parents ``ids[position]``): each event's non-zero weights times
+        the slopes of its region's pieces times the parent's maps of the columns read, summed per event."""
+        k = self.k
+        indptr, indices = self.csr[q]  # type: ignore[misc]
+        counts = indptr[units + 1] - indptr[units]
+        at = ragged(indptr[units], counts)  # the events' non-zero weights, event by event
+        event = np.repeat(np.arange(units.size), counts)
+        columns = distinct(indices[at]) if at.size else np.zeros(0, dtype=np.int64)
+        rows = np.zeros((len(self.primes), units.size, k + 1))
+        if not at.size:
+            return rows
+        local = np.searchsorted(columns, indices[at])
+        Z = self._maps(q - 1, ids, pieces, ancestors, columns)  # (primes, columns, m, k+1)
+        piece = (pieces[q - 1][regions[event], indices[at]] if pieces[q - 1] is not None
+                 else np.zeros(at.size, dtype=np.int64))  # (non-zeros,): the piece of the column each reads
+        W = self.W_mod[q][:, at]  # (primes, non-zeros)
+        M = W * (piece == 1) if self.mask_only[q - 1] else self._reduce(W * self.slope_mod[q - 1][:, piece])
+        terms = self._reduce(M[:, :, None] * Z[:, local, position[event], :])  # (primes, non-zeros, k+1)
+        if with_intercepts:
+            terms[:, :, k] += self._reduce(W * self.icpt_mod[q - 1][:, piece])
+        # Sums of at most fan-in reduced products per event: below 2^53, exact in any order.
+        starts = np.cumsum(counts) - counts
+        nonempty = counts > 0
+        rows[:, nonempty, :] = np.add.reduceat(terms, starts[nonempty], axis=1)
+        return self._reduce(rows)
+
+    def _maps(self, s: int, ids: np.ndarray, pieces: list, ancestors: list,
+              units: np.ndarray | None = None) -> np.ndarray:
         """Layer ``s``'s pre-activation maps (primes, width, len(ids), k+1) on level-``s`` regions ``ids``
-        (sorted, distinct), from their parents' maps, recursively."""
+        (sorted, distinct), from their parents' maps, recursively: of the units ``units`` only (sorted, distinct;
+        all when None); a sparse layer asks the layer before for the columns those units read only."""
         if s == 0:
-            return self._root()
+            root = self._root()
+            return root if units is None else root[:, units]
         parents = ancestors[s - 1][ids] if s > 1 else np.zeros(ids.size, dtype=np.int64)
         up, position = np.unique(parents, return_inverse=True)
-        Z = self._maps(s - 1, up, pieces, ancestors)
-        return self._affine(s, self._activate(s - 1, Z[:, :, position, :], self._pieces(pieces, s - 1, ids)))
+        columns = self._row_columns(s, units)
+        Z = self._maps(s - 1, up, pieces, ancestors, columns)
+        H = self._activate(s - 1, Z[:, :, position, :], self._pieces(pieces, s - 1, ids, columns))
+        return self._affine(s, H, units, columns)
 
-    def _pieces(self, pieces: list, s: int, level: np.ndarray) -> np.ndarray:
+    def _pieces(self, pieces: list, s: int, level: np.ndarray, columns: np.ndarray | None = None) -> np.ndarray:
         if pieces[s] is None:  # an affine layer: one piece
-            return np.zeros((level.size, len(self.layers[s].weight)), dtype=np.int64)
-        return pieces[s][level]
+            width = self.layers[s].width if columns is None else columns.size
+            return np.zeros((level.size, width), dtype=np.int64)
+        return pieces[s][level] if columns is None else pieces[s][level[:, None], columns[None, :]]
 
     def _recover(self, residues: np.ndarray, primitive: bool = True) -> list[tuple[int, ...]]:
         """Integers from residues (primes, E, k+1) by Garner's algorithm (then divided by their gcd)."""

@@ -23,7 +23,13 @@ from polyregions.networks._float_filter import (
     interpolate,
 )
 from polyregions.regions._mesh.exact_maps import ExactMaps
-from polyregions.regions._mesh.sparse_layers import sparse_forward, sparse_weights
+from polyregions.regions._mesh.sparse_layers import (
+    SparseLayer,
+    SparseWeights,
+    sparse_float_layer,
+    sparse_forward,
+    sparse_weights,
+)
 from polyregions.regions._mesh.support import (
     ABOVE,
     BELOW,
@@ -174,7 +180,7 @@ class Mesh(ABC):
             return
         exact = self.exact
         assert exact is not None  # vertices are resolved while refining by a layer
-        width = len(self.layers[q].weight)
+        width = self.layers[q].width
         xi = exact.xi_int[q]
         Zq = exact.Z[q]
         regions, which = np.unique(self.anc[faces], return_inverse=True)
@@ -259,13 +265,22 @@ class Mesh(ABC):
         neuron) and the pairs ``(i, j)`` of regions sharing a facet (an array with two columns; a pair may
         repeat)."""
         self._initial_mesh()
-        self.flayers = [float_layer(layer) for layer in self.layers]
-        sparse = [sparse_weights(layer) for layer in self.flayers]  # wide rewritten layers of few inputs per unit
-        total = sum(len(layer.weight) * len(layer.activation.breakpoints) for layer in self.layers)
+        self.flayers = []
+        sparse: list[SparseWeights | None] = []
+        for layer in self.layers:
+            if isinstance(layer, SparseLayer):  # kept sparse from the rewriting on: never a dense matrix
+                flayer, sparse_pair = sparse_float_layer(layer)
+                weights: SparseWeights | None = sparse_pair
+            else:
+                flayer = float_layer(layer)
+                weights = sparse_weights(flayer)  # wide rewritten layers of few inputs per unit
+            self.flayers.append(flayer)
+            sparse.append(weights)
+        total = sum(layer.width * len(layer.activation.breakpoints) for layer in self.layers)
         corners, corner_errors = doubles(self.corner_points)
         with progress_bar(total=total, desc="breakpoints", enabled=progress) as bar:
             for q, layer in enumerate(self.layers):
-                width = len(layer.weight)
+                width = layer.width
                 # Room for the vertices the layer will add (a few times as many as it starts with, as measured
                 # on He-normal networks): rows are touched only when written, so unused room costs address
                 # space rather than memory, while growing a large array copies it.
@@ -395,7 +410,7 @@ class Mesh(ABC):
         layer, unit, bp = self.lines[lines, :3].T
         offsets = np.zeros(len(self.layers) + 1, dtype=np.int64)
         for q, layer_ in enumerate(self.layers):
-            offsets[q + 1] = offsets[q] + (0 if layer_.activation.is_linear else len(layer_.weight))
+            offsets[q + 1] = offsets[q] + (0 if layer_.activation.is_linear else layer_.width)
         above = np.zeros(lines.size, dtype=bool)
         event = layer >= 0
         column = offsets[layer[event]] + unit[event]

@@ -36,6 +36,7 @@ from polyregions.exact._integers import primitive
 from polyregions.networks.activations import Activation, linear, relu
 from polyregions.networks.network import Layer, Network
 from polyregions.networks.stages import Stage, StagedNetwork
+from polyregions.regions._mesh.sparse_layers import LayeredNetwork, SparseLayer
 from polyregions.regions._mesh.support import ComputedOnce
 from polyregions.regions._mesh.ties import ConstantRounds, Difference, RoundRule
 
@@ -44,6 +45,10 @@ __all__ = ["Twin", "bracket", "dense_twin", "domain_box", "merged"]
 Interval = tuple[Fraction, Fraction]
 Key = tuple  # ("x", i): a stage input; ("y", s, i): an element-wise output; ("r", s, g, t): a tournament round
 Expression = tuple[dict[Key, Fraction], Fraction]  # a linear combination of keys plus a constant
+
+
+_RELU = relu()
+_ONE, _ZERO = Fraction(1), Fraction(0)
 
 
 def domain_box(A: Sequence[Sequence[Fraction]], b: Sequence[Fraction]) -> list[Interval]:
@@ -69,6 +74,8 @@ def _vertices(A: Sequence[Sequence[Fraction]], b: Sequence[Fraction]) -> list[tu
 
 def _image(activation: Activation, low: Fraction, high: Fraction) -> Interval:
     """The exact range of a continuous piecewise-linear activation on ``[low, high]``."""
+    if activation is _RELU or activation == _RELU:
+        return max(low, Fraction(0)), max(high, Fraction(0))
     values = [activation(low), activation(high)] + [activation(x) for x in activation.breakpoints if low < x < high]
     return min(values), max(values)
 
@@ -139,7 +146,7 @@ class Twin:
     """A dense network with the regions of a staged network on a domain, and how to read the staged pattern off
     its patterns: per staged neuron, the column of its unit, or the columns of a max unit's matches."""
 
-    network: Network
+    network: Any  # a Network, or a LayeredNetwork with sparse layers
     rules: tuple[tuple[int, ...], ...]  # one column, or the columns of a knockout's matches (:func:`bracket`)
     rounds: tuple[bool, ...]            # whether the rule is a tournament
     ties: ConstantRounds | None = None  # rounds whose sign a region's pattern may fix
@@ -185,15 +192,16 @@ class _Builder:
         self.width = input_dim
         self.columns: dict[Key, int] = {}
 
-    def slots(self, expression: Expression) -> tuple[list[Fraction], Fraction]:
-        row = [Fraction(0)] * self.width
+    def slots(self, expression: Expression) -> tuple[dict[int, Fraction], Fraction]:
+        """The expression over the last layer's outputs: sparse (slot -> non-zero coefficient) and a constant."""
+        row: dict[int, Fraction] = {}
         constant = expression[1]
         for key, c in expression[0].items():
             coefficients, offset = self.known[key]
             for slot, value in coefficients.items():
-                row[slot] += c * value
+                row[slot] = row.get(slot, 0) + c * value
             constant += c * offset
-        return row, constant
+        return {slot: v for slot, v in row.items() if v}, constant
 
     def range(self, expression: Expression) -> Interval:
         low = high = expression[1]
@@ -206,12 +214,12 @@ class _Builder:
               carried: Sequence[tuple[Key, Expression]] = ()) -> None:
         """One rewritten layer: the ops' outputs through ``activation``, the live keys passed through, and each
         carried expression passed through as one new key."""
-        rows: list[list[Fraction]] = []
+        rows: list[dict[int, Fraction]] = []
         bias: list[Fraction] = []
         known: dict[Key, tuple[dict[int, Fraction], Fraction]] = {}
         for out, expression in ops:
             row, constant = self.slots(expression)
-            known[out] = ({len(rows): Fraction(1)}, Fraction(0))
+            known[out] = ({len(rows): _ONE}, _ZERO)
             self.ranges[out] = _image(activation, *self.range(expression))
             self.columns[out] = self.neurons + len(rows)
             rows.append(row)
@@ -222,10 +230,14 @@ class _Builder:
             self.ranges[key] = (low, high)
             alpha, beta = _encoding(activation, low, high)
             slope, intercept = activation.piece_map(bisect.bisect_left(activation.breakpoints, alpha * low + beta))
-            known[key] = ({len(rows): 1 / (slope * alpha)}, -(slope * beta + intercept) / (slope * alpha))
-            rows.append([alpha * v if v else v for v in row])
+            if slope == alpha == 1:  # ReLU and its kin: the value shifted onto the identity piece
+                known[key] = ({len(rows): _ONE}, -(beta + intercept))
+                rows.append(row)
+            else:
+                known[key] = ({len(rows): 1 / (slope * alpha)}, -(slope * beta + intercept) / (slope * alpha))
+                rows.append({slot: alpha * v for slot, v in row.items()})
             bias.append(alpha * constant + beta)
-        self.layers.append(Layer(tuple(map(tuple, rows)), tuple(bias), activation))
+        self.layers.append(_layer(rows, self.width, bias, activation))
         self.neurons += len(rows)
         self.known, self.width = known, len(rows)
 
@@ -236,7 +248,7 @@ class _Builder:
         on the first level); from the second level on, the left contender of every match is carried as one
         value (a winner ``l + relu(r - l)`` then reads that value and the match's ReLU only).
         """
-        z = [({("x", i): w for i, w in enumerate(row) if w}, b) for row, b in zip(stage.weight, stage.bias)]
+        z = [({("x", i): w for i, w in row}, b) for row, b in zip(stage.rows, stage.bias)]
         outputs: list[Expression] = []
         first: list[tuple[Key, Expression, Activation]] = []
         for i, activation in enumerate(stage.activations):
@@ -288,7 +300,7 @@ class _Builder:
         known, ranges = {}, {}
         for i, expression in enumerate(outputs):
             row, constant = self.slots(expression)
-            known[("x", i)] = ({j: v for j, v in enumerate(row) if v}, constant)
+            known[("x", i)] = (row, constant)
             ranges[("x", i)] = self.range(expression)
         self.known, self.ranges = known, {**self.ranges, **ranges}
 
@@ -306,10 +318,11 @@ def dense_twin(net: StagedNetwork, box: Sequence[Interval]) -> Twin:
     >>> twin.rules, twin.network.widths
     (((0, 3),), (3, 2, 1))
     """
-    plain = [stage.as_layer for stage in net.layers]
-    if all(layer is not None for layer in plain):  # already dense layers: nothing to rewrite
-        layers = tuple(layer for layer in plain if layer is not None)
-        return Twin(Network(net.input_dim, layers), tuple((u,) for u in range(net.num_neurons)),
+    if all(not stage.groups and len(set(stage.activations)) == 1 for stage in net.layers):
+        # already layers of one activation each: nothing to rewrite (a large sparse one stays sparse)
+        layers = tuple(_layer(stage.rows, stage.fan_in, stage.bias, stage.activations[0]) if _is_sparse(stage)
+                       else stage.as_layer for stage in net.layers)
+        return Twin(_network(net.input_dim, layers), tuple((u,) for u in range(net.num_neurons)),
                     (False,) * net.num_neurons)
     builder = _Builder(net.input_dim, box)
     rules: list[tuple[int, ...]] = []
@@ -327,9 +340,42 @@ def dense_twin(net: StagedNetwork, box: Sequence[Interval]) -> Twin:
             rules.append(tuple(builder.columns[("r", s, g, m)] for m in range(len(group) - 1)))
             rounds.append(True)
     rows = [builder.slots(expression) for expression in outputs]
-    builder.layers.append(Layer(tuple(tuple(row) for row, _ in rows), tuple(c for _, c in rows), linear()))
-    ties = ConstantRounds(_round_rules(net, builder.columns), [len(layer.weight) for layer in builder.layers])
-    return Twin(Network(net.input_dim, tuple(builder.layers)), tuple(rules), tuple(rounds), ties or None)
+    builder.layers.append(_layer([row for row, _ in rows], builder.width, [c for _, c in rows], linear()))
+    ties = ConstantRounds(_round_rules(net, builder.columns), [layer.width for layer in builder.layers])
+    return Twin(_network(net.input_dim, tuple(builder.layers)), tuple(rules), tuple(rounds), ties or None)
+
+
+#: A rewritten layer with more weights than this, at most an eighth of them non-zero, is kept sparse
+#: (:class:`~.sparse_layers.SparseLayer`); smaller or denser ones are dense layers, as they always were.
+_SPARSE_ENTRIES = 1 << 18
+
+
+def _is_sparse(stage: Any) -> bool:
+    return len(stage.rows) * stage.fan_in > _SPARSE_ENTRIES and stage.is_sparse
+
+
+def _layer(rows: Sequence[Any], fan_in: int, bias: Sequence[Fraction], activation: Activation) -> Any:
+    """A rewritten layer from sparse rows (dicts slot -> value, or sorted ``(column, value)`` pairs): a
+    :class:`~.sparse_layers.SparseLayer` when it is large and sparse, else a dense layer."""
+    pairs = [tuple(sorted(row.items())) if isinstance(row, dict) else tuple(row) for row in rows]
+    nnz = sum(len(row) for row in pairs)
+    if len(pairs) * fan_in > _SPARSE_ENTRIES and 8 * nnz <= len(pairs) * fan_in:
+        return SparseLayer(pairs, fan_in, bias, activation)
+    zero = Fraction(0)
+    dense = []
+    for row in pairs:
+        values = [zero] * fan_in
+        for j, v in row:
+            values[j] = v
+        dense.append(tuple(values))
+    return Layer(tuple(dense), tuple(bias), activation)
+
+
+def _network(input_dim: int, layers: tuple[Any, ...]) -> Any:
+    """A dense network when every layer is dense, else the mesh engine's :class:`~.sparse_layers.LayeredNetwork`."""
+    if all(isinstance(layer, Layer) for layer in layers):
+        return Network(input_dim, layers)
+    return LayeredNetwork(input_dim, layers)
 
 
 def _round_rules(net: StagedNetwork, columns: dict[Key, int]) -> list[RoundRule]:
@@ -337,7 +383,7 @@ def _round_rules(net: StagedNetwork, columns: dict[Key, int]) -> list[RoundRule]
     rules = []
     for s, stage in enumerate(net.layers):
         previous = net.layers[s - 1] if s else None
-        rows = {j: {i: w for i, w in enumerate(stage.weight[j]) if w} for group in stage.groups for j in group}
+        rows = {j: dict(stage.rows[j]) for group in stage.groups for j in group}
         for g, group in enumerate(stage.groups):
             k = len(group)
             matches = bracket(k)

@@ -144,6 +144,9 @@ class ConstantRounds:
         scaled = np.zeros(shape, dtype=np.int64)
         offsets = np.zeros(shape[:2], dtype=np.int64)
         usable = np.zeros(shape[:2], dtype=bool)
+        # Differences repeat (a pooling window's pairs all read ReLUs with coefficients 1 and -1): their integer
+        # forms are computed once per (offset, coefficients, activations).
+        forms: dict[tuple, tuple[int, list[tuple[list[bool], list[int]]]] | None] = {}
         for r, rule in enumerate(rules):
             k = len(rule.nodes) + 1
             for i, (c, l, rr) in enumerate(rule.nodes):
@@ -151,20 +154,18 @@ class ConstantRounds:
             for w, difference in enumerate(rule.differences):
                 if difference is None:
                     continue
-                outputs = [_outputs(activation, pieces, c) for _, c, activation in difference.terms]
-                scale = math.lcm(difference.offset.denominator,
-                                 *(v.denominator for row in outputs for v in row if v is not None))
-                offset = int(difference.offset * scale)
-                largest = abs(offset) + sum(max((abs(v * scale) for v in row if v is not None), default=0)
-                                            for row in outputs)
-                if largest >= _LIMIT:  # too large for int64 sums: left to the float filter and exact arithmetic
+                key = (difference.offset, tuple((c, id(activation)) for _, c, activation in difference.terms))
+                if key not in forms:
+                    forms[key] = _integer_form(difference, pieces)
+                form = forms[key]
+                if form is None:  # too large for int64 sums: left to the float filter and exact arithmetic
                     continue
                 usable[r, w] = True
-                offsets[r, w] = offset
-                for i, ((source, _, _), row) in enumerate(zip(difference.terms, outputs)):
+                offsets[r, w] = form[0]
+                for i, ((source, _, _), (is_known, values)) in enumerate(zip(difference.terms, form[1])):
                     sources[r, w, i] = source
-                    known[r, w, i] = [v is not None for v in row]
-                    scaled[r, w, i] = [int(v * scale) if v is not None else 0 for v in row]
+                    known[r, w, i] = is_known
+                    scaled[r, w, i] = values
         units = np.array([self._place(rule.column)[1] for rule in rules], dtype=np.int64)
         return _LayerTable(units, column, left, right, np.array([(rule.left, rule.right) for rule in rules]),
                            np.array([rule.leaves for rule in rules]), max(len(rule.nodes) for rule in rules),
@@ -240,6 +241,19 @@ class ConstantRounds:
             rows, at = np.nonzero((layer == earlier) & (columns >= 0))
             out[rows, at] = pieces(earlier, regions[rows], columns[rows, at] - self._starts[earlier])
         return out
+
+
+def _integer_form(difference: Difference, pieces: int) -> tuple[int, list[tuple[list[bool], list[int]]]] | None:
+    """The difference over a common scale: the scaled offset and, per term, whether its output is fixed in each
+    state and the scaled output there; None when the values are too large for int64 sums."""
+    outputs = [_outputs(activation, pieces, c) for _, c, activation in difference.terms]
+    scale = math.lcm(difference.offset.denominator, *(v.denominator for row in outputs for v in row if v is not None))
+    offset = int(difference.offset * scale)
+    largest = abs(offset) + sum(max((abs(v * scale) for v in row if v is not None), default=0) for row in outputs)
+    if largest >= _LIMIT:
+        return None
+    return offset, [([v is not None for v in row], [int(v * scale) if v is not None else 0 for v in row])
+                    for row in outputs]
 
 
 def _outputs(activation: Activation, pieces: int, coefficient: Fraction) -> list[Fraction | None]:
