@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 from polyregions.cli._options import (
-    NETWORK_HELP,
     add_engine_option,
     add_json_option,
+    add_network_argument,
     add_progress_options,
     wants_progress,
 )
@@ -23,7 +23,7 @@ def add_parser(subparsers) -> None:
                     "inside a bounded domain of dimension d: the (d-k)-dimensional volume of each piece B_{N,k} "
                     "in input space (for k = d, the number of points), exactly and as floats, and the density "
                     "vol_{d-1}(B_N) / vol_d(domain).")
-    parser.add_argument("network", metavar="NETWORK", help=NETWORK_HELP)
+    add_network_argument(parser)
     add_domain_options(parser)
     add_json_option(parser)
     add_engine_option(parser)
@@ -37,7 +37,7 @@ def run(args) -> int:
     from polyregions.networks.io import load_network
     from polyregions.regions.enumeration import enumerate_regions
 
-    network = load_network(args.network)
+    network = load_network(args.network, trust_pickle=args.trust_pickle)
     domain = read_domain(args, network.input_dim)
     if not domain.is_bounded():
         where = f"--domain {args.domain}" if args.domain is not None else "--box"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from polyregions.cli._options import NETWORK_HELP, add_json_option, add_progress_options, wants_progress
+from polyregions.cli._options import add_json_option, add_network_argument, add_progress_options, wants_progress
 
 __all__ = ["add_parser", "run"]
 
@@ -17,7 +17,7 @@ def add_parser(subparsers) -> None:
         description="Local complexity around data points, exactly: for each point, the number of activation "
                     "regions and of linear regions that meet its open neighbourhood of radius R, and the number "
                     "of neurons whose zero set crosses that neighbourhood.")
-    parser.add_argument("network", metavar="NETWORK", help=NETWORK_HELP)
+    add_network_argument(parser)
     parser.add_argument("--points", metavar="FILE", required=True,
                         help="the points: a JSON list of points (exact numbers), or an .npy or .npz array")
     parser.add_argument("--radius", metavar="R", required=True,
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     radius = rational(args.radius, what="--radius")
     if radius <= 0:
         raise InvalidInputError(f"--radius: expected a positive number, got {format_rational(radius)}")
-    network = load_network(args.network)
+    network = load_network(args.network, trust_pickle=args.trust_pickle)
     points = load_points(args.points, input_dim=network.input_dim)
     result = local_complexity(network, points, radius, norm=args.norm, engine=args.engine, workers=args.workers,
                               progress=wants_progress(args))

@@ -7,9 +7,9 @@ import json
 
 from polyregions._limits import MAX_DPI
 from polyregions.cli._options import (
-    NETWORK_HELP,
     add_engine_option,
     add_json_option,
+    add_network_argument,
     add_progress_options,
     dpi,
     integer_at_least,
@@ -43,7 +43,7 @@ def _network_kind(subparsers, name: str) -> argparse.ArgumentParser:
     from polyregions.cli.regions import add_domain_options
 
     parser = subparsers.add_parser(name, help=KINDS[name], description=KINDS[name] + ".")
-    parser.add_argument("network", metavar="NETWORK", help=NETWORK_HELP)
+    add_network_argument(parser)
     add_domain_options(parser)
     add_engine_option(parser)
     _common(parser)
@@ -133,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
         from polyregions.networks.io import load_network
         from polyregions.regions.enumeration import enumerate_regions
 
-        network = load_network(args.network)
+        network = load_network(args.network, trust_pickle=args.trust_pickle)
         domain = read_domain(args, network.input_dim)
         _check_domain(args.kind, domain)
         if args.kind == "layers":

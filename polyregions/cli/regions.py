@@ -7,9 +7,9 @@ import json
 import os
 
 from polyregions.cli._options import (
-    NETWORK_HELP,
     add_engine_option,
     add_json_option,
+    add_network_argument,
     add_progress_options,
     wants_progress,
     workers,
@@ -33,7 +33,7 @@ def add_parser(subparsers) -> None:
         description="Enumerate the activation regions of a network in a domain (the cells on which every neuron "
                     "stays on one linear piece) and its linear regions (the connected pieces on which the network "
                     "is one affine map), with every decision made exactly, and print their numbers.")
-    parser.add_argument("network", metavar="NETWORK", help=NETWORK_HELP)
+    add_network_argument(parser)
     add_domain_options(parser)
     add_json_option(parser)
     add_engine_option(parser)
@@ -85,7 +85,7 @@ def run(args) -> int:
     for option, path in (("--export", args.export), ("--graphml", args.graphml), ("--stream", args.stream)):
         if path is not None:
             check_output(path, what=option)  # before the enumeration, which a bad path would waste
-    network = load_network(args.network)
+    network = load_network(args.network, trust_pickle=args.trust_pickle)
     domain = read_domain(args, network.input_dim)
     if args.stream is not None:
         from polyregions.regions.stream import stream_regions

@@ -7,9 +7,9 @@ import json
 from typing import TYPE_CHECKING
 
 from polyregions.cli._options import (
-    NETWORK_HELP,
     add_engine_option,
     add_json_option,
+    add_network_argument,
     add_progress_options,
     wants_progress,
 )
@@ -31,7 +31,7 @@ def add_parser(subparsers) -> None:
                     "(boundary); for several outputs the open set of each class (its output strictly the "
                     "largest, class_0, class_1, ...) and the decision boundary. For each: the Betti numbers from "
                     "degree 0, the Euler characteristic, and a witness point per connected component.")
-    parser.add_argument("network", metavar="NETWORK", help=NETWORK_HELP)
+    add_network_argument(parser)
     add_domain_options(parser)
     parser.add_argument("--field", default="GF2", choices=tuple(_FIELDS),
                         help="the coefficients of the homology: GF2 (integers modulo 2, the default) or Q (the "
@@ -47,7 +47,7 @@ def run(args) -> int:
     from polyregions.measures.topology import decision_topology
     from polyregions.networks.io import load_network
 
-    network = load_network(args.network)
+    network = load_network(args.network, trust_pickle=args.trust_pickle)
     domain = read_domain(args, network.input_dim)
     if not domain.is_bounded():
         where = f"--domain {args.domain}" if args.domain is not None else "--box"

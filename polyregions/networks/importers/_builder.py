@@ -107,6 +107,9 @@ class GraphBuilder:
             raise InvalidInputError(f"{what}: input: expected a batch of inputs, shape [batch, sizes...] with "
                                     f"positive sizes, got shape {list(shape)}")
         self.what = what
+        #: The reader's name for the operator being read (the file, node and operator), which starts the
+        #: messages of the errors it raises; the model's name alone when unset.
+        self.context = ""
         self.batch = shape[0]
         self.input = Symbolic("input", shape)
         self.nodes: list[Node] = []
@@ -115,7 +118,7 @@ class GraphBuilder:
     def add(self, op: Any, inputs: Sequence[Symbolic], hint: str = "node") -> Symbolic:
         """Append ``op`` applied to ``inputs`` under a fresh name derived from ``hint``."""
         name = self._fresh(hint)
-        shape = op.output_shape([self.shapes[i.name] for i in inputs], f"{self.what}: {name}")
+        shape = op.output_shape([self.shapes[i.name] for i in inputs], self.context or f"{self.what}: {name}")
         self.nodes.append(Node(name, op, tuple(i.name for i in inputs)))
         self.shapes[name] = shape
         return Symbolic(name, (self.batch,) + shape)

@@ -64,7 +64,8 @@ def call(builder: GraphBuilder, name: str, args: Sequence[Any], kwargs: dict[str
     key = name[:-1] if name.endswith("_") and not name.startswith("_") else name
     handler = OPERATORS.get(key)
     if handler is None:
-        raise Unsupported(f"expected one of the operators {', '.join(supported_operators())}, got {name}")
+        public = (n for n in supported_operators() if not n.startswith("_"))
+        raise Unsupported(f"expected one of the operators {', '.join(public)}, got {name}")
     return handler(builder, list(args), dict(kwargs or {}))
 
 
@@ -196,7 +197,7 @@ def _conv(b: GraphBuilder, x: Any, weight: Any, bias: Any, stride: Any, padding:
     return b.add(op, [x], what)
 
 
-@_entry("conv1d", "conv2d")
+@_entry("conv1d", "conv2d", "_convolution_mode")
 def _conv_nd(b, args, kw):
     x, weight, bias, stride, padding, dilation, groups = _params(
         args, kw, ("input", _REQUIRED), ("weight", _REQUIRED), ("bias", None), ("stride", 1), ("padding", 0),

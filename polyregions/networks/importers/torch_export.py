@@ -88,10 +88,11 @@ def network_from_exported(program: Any, *, what: str = "exported program") -> Gr
                 continue
             args = torch.fx.node.map_arg(node.args, values.__getitem__)
             kwargs = torch.fx.node.map_arg(node.kwargs, values.__getitem__)
+            builder.context = f"{what}: node '{node.name}' ({name})"
             try:
                 values[node] = call(builder, name, plain(args, name), plain(kwargs, name))
             except Unsupported as error:
-                raise InvalidInputError(f"{what}: node '{node.name}' ({name}): {error}") from None
+                raise InvalidInputError(f"{builder.context}: {error}") from None
         elif node.op == "output":
             output = torch.fx.node.map_arg(node.args[0], values.__getitem__)
         else:

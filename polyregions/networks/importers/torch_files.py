@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import pickle
 import zipfile
-from typing import Any
+from typing import Any, Sequence
 
 from polyregions.errors import InvalidInputError
 from polyregions.networks.graph import GraphNetwork
@@ -40,7 +40,8 @@ def _archive_kind(name: str) -> str:
     return "pickle"
 
 
-def load_torch_file(path: str | os.PathLike, *, trust_pickle: bool = False) -> Network | GraphNetwork:
+def load_torch_file(path: str | os.PathLike, *, trust_pickle: bool = False,
+                    input_shape: Sequence[int] | None = None) -> Network | GraphNetwork:
     """The exact network of a PyTorch file.
 
     Parameters
@@ -52,6 +53,8 @@ def load_torch_file(path: str | os.PathLike, *, trust_pickle: bool = False) -> N
     trust_pickle : bool, keyword-only
         Load a pickled module, which **runs the code the file names**: only for files from a trusted source.
         Its class must be importable (the module that defines it on ``sys.path``).
+    input_shape : sequence of int, optional, keyword-only
+        One input's shape without the batch axis, for a model whose file does not record it.
 
     Returns
     -------
@@ -88,7 +91,8 @@ def load_torch_file(path: str | os.PathLike, *, trust_pickle: bool = False) -> N
         first = (str(error).strip().splitlines() or [type(error).__name__])[0]
         raise InvalidInputError(f"{name}: expected a PyTorch model file, got an unreadable file "
                                 f"({type(error).__name__}: {first[:200]})") from None
-    shape = getattr(model, "input_shape", None) if kind == "script" else None
+    shape = input_shape if input_shape is not None else getattr(model, "input_shape", None) \
+        if kind == "script" else None
     return network_from_torch(model, input_shape=tuple(shape) if shape is not None else None,
                               what=f"{name}: model")
 

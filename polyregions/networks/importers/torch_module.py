@@ -42,7 +42,7 @@ def _max_pool(m: Any, name: str) -> tuple[str, list[Any]]:
 
 def _batch_norm(m: Any) -> tuple[str, list[Any]]:
     return "batch_norm", [_array(m.weight, "weight"), _array(m.bias, "bias"), _array(m.running_mean, "running_mean"),
-                          _array(m.running_var, "running_var"), m.training or m.running_mean is None, m.momentum,
+                          _array(m.running_var, "running_var"), m.training, m.momentum,
                           m.eps]
 
 
@@ -200,14 +200,23 @@ def _sequential_layers(module: Any, what: str) -> list[tuple[str, Any]] | None:
     return leaves
 
 
+_SHAPELESS = {"Flatten", "Identity", "ReLU", "LeakyReLU", "Hardtanh", "ReLU6", "Dropout", "Dropout1d", "AlphaDropout"}
+
+
 def _first_layer_shape(module: Any, what: str) -> tuple[int, ...]:
-    first = next((m for m in module.modules() if not list(m.children())), None)
-    if first is not None and type(first).__name__ == "Linear":
-        return (int(first.in_features),)
-    name = type(first).__name__ if first is not None else "none"
+    """The input shape a first ``Linear`` or ``BatchNorm1d`` fixes (after layers that keep any vector)."""
+    name = "none"
+    for layer in (m for m in module.modules() if not list(m.children())):
+        name = type(layer).__name__
+        if name == "Linear":
+            return (int(layer.in_features),)
+        if name == "BatchNorm1d":
+            return (int(layer.num_features),)
+        if name not in _SHAPELESS:
+            break
     raise InvalidInputError(f"{what}: input_shape: expected the shape of one input without the batch axis (such as "
-                            f"(1, 8, 8) before a Conv2d) or an example input, got neither; only a first Linear layer "
-                            f"fixes it, and the first layer is {name}")
+                            f"(1, 8, 8) before a Conv2d) or an example input, got neither; only a first Linear or "
+                            f"BatchNorm1d layer fixes it, and the first layer is {name}")
 
 
 def _parameter_dtype(module: Any, torch: Any) -> Any:
@@ -219,9 +228,10 @@ def _read_sequential(layers: list[tuple[str, Any]], shape: tuple[int, ...], what
     builder = GraphBuilder((1,) + shape, what)
     x: Any = builder.input
     for name, layer in layers:
+        builder.context = f"{name} ({type(layer).__name__})"
         try:
             operator, args = SEQUENTIAL_LAYERS[type(layer).__name__](layer)
             x = call(builder, operator, [x] + args)
         except Unsupported as error:
-            raise InvalidInputError(f"{name} ({type(layer).__name__}): {error}") from None
+            raise InvalidInputError(f"{builder.context}: {error}") from None
     return builder.network(x)

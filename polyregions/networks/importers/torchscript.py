@@ -37,6 +37,8 @@ def network_from_torchscript(module: Any, *, input_shape: Sequence[int] | None =
     torch = torch_module(what)
     if not isinstance(module, torch.jit.ScriptModule):
         raise InvalidInputError(f"{what}: expected a torch.jit.ScriptModule, got {type(module).__name__}")
+    traced = list(module.graph.inputs())[1:2]  # a traced module records its input's sizes until it is frozen
+    recorded = _recorded_sizes(traced[0]) if traced else None
     try:
         frozen = torch.jit.freeze(module.eval())
     except Exception as error:  # freezing runs TorchScript passes over the user's code
@@ -47,7 +49,7 @@ def network_from_torchscript(module: Any, *, input_shape: Sequence[int] | None =
     inputs = list(graph.inputs())[1:]  # the first is the module itself
     if len(inputs) != 1:
         raise InvalidInputError(f"{what}: forward: expected one input tensor, got {len(inputs)} inputs")
-    builder = GraphBuilder(_input_shape(graph, inputs[0], input_shape, what), what)
+    builder = GraphBuilder(_input_shape(inputs[0], input_shape, recorded, what), what)
     values: dict[Any, Any] = {inputs[0]: builder.input}
     for node in graph.nodes():
         _read(node, values, builder, what, torch)
@@ -58,12 +60,12 @@ def network_from_torchscript(module: Any, *, input_shape: Sequence[int] | None =
     return builder.network(output)
 
 
-def _input_shape(graph: Any, value: Any, input_shape: Sequence[int] | None, what: str) -> tuple[int, ...]:
+def _input_shape(value: Any, input_shape: Sequence[int] | None, recorded: tuple[int, ...] | None,
+                 what: str) -> tuple[int, ...]:
     if input_shape is not None:
         return (1,) + tuple(int(v) for v in input_shape)
-    sizes = _recorded_sizes(value)
-    if sizes is not None:
-        return sizes
+    if recorded is not None:
+        return recorded
     for use in value.uses():  # a first linear layer fixes the input
         node = use.user
         if node.kind() == "aten::linear":
@@ -72,7 +74,8 @@ def _input_shape(graph: Any, value: Any, input_shape: Sequence[int] | None, what
                 return (1, int(weight.shape[1]))
     raise InvalidInputError(f"{what}: input_shape: expected the shape of one input without the batch axis (the "
                             f"module's graph does not record it and its first operation is not a linear layer), got "
-                            f"none")
+                            f"none; set model.input_shape = (C, H, W) before saving, or save a .pt2 file "
+                            f"(torch.export.save), which records it")
 
 
 def _recorded_sizes(value: Any) -> tuple[int, ...] | None:
@@ -103,7 +106,18 @@ def _read(node: Any, values: dict[Any, Any], builder: GraphBuilder, what: str, t
     elif kind in ("prim::NumToTensor", "aten::Int", "aten::Float", "aten::ScalarImplicit", "aten::IntImplicit",
                   "aten::FloatImplicit", "prim::unchecked_cast"):
         values[outputs[0]] = _number(args[0], where)
+    elif kind == "prim::If" and not _is_tensor_op(args):
+        branch = list(node.blocks())[0 if args[0] else 1]  # a condition fixed by freezing: one branch runs
+        for inner in branch.nodes():
+            _read(inner, values, builder, what, torch)
+        for output, value in zip(outputs, branch.outputs()):
+            values[output] = values[value] if value in values else _constant_of(value)
+    elif kind in _LOGIC and not any(_is_tensor_op([a]) for a in args):
+        values[outputs[0]] = _LOGIC[kind](*args)
+    elif kind == "prim::Uninitialized":
+        values[outputs[0]] = None
     elif namespace == "aten":
+        builder.context = where
         try:
             result = call(builder, name, args)
         except Unsupported as error:
@@ -119,6 +133,21 @@ def _read(node: Any, values: dict[Any, Any], builder: GraphBuilder, what: str, t
     else:
         raise InvalidInputError(f"{where}: expected ATen operators and TorchScript's constants, lists and tuples, "
                                 f"got {kind}")
+
+
+_LOGIC = {
+    "aten::__is__": lambda a, b: a is b or (a is None and b is None),
+    "aten::__isnot__": lambda a, b: not (a is b or (a is None and b is None)),
+    "aten::__not__": lambda a: not a,
+    "aten::__and__": lambda a, b: bool(a) and bool(b),
+    "aten::__or__": lambda a, b: bool(a) or bool(b),
+    "aten::eq": lambda a, b: a == b,
+    "aten::ne": lambda a, b: a != b,
+    "aten::lt": lambda a, b: a < b,
+    "aten::le": lambda a, b: a <= b,
+    "aten::gt": lambda a, b: a > b,
+    "aten::ge": lambda a, b: a >= b,
+}
 
 
 def _constant_of(value: Any) -> Any:
