@@ -281,7 +281,8 @@ def test_conv_net_with_pooling_batchnorm_prelu_and_same_padding_matches_torch():
         model[1].running_mean.normal_()
     batch = torch.zeros(2, 1, 6, 6)
     for net in (network_from_torch(model, input_shape=(1, 6, 6)), network_from_torch(model, batch),
-                network_from_torch(torch.export.export(model, (batch,))), network_from_torch(torch.jit.trace(model, batch))):
+                network_from_torch(torch.export.export(model, (batch,))),
+                network_from_torch(torch.jit.trace(model, batch))):
         assert isinstance(net, GraphNetwork) and net.input_shape == (1, 6, 6)
         _exact_matches_torch(model, net, (1, 6, 6))
 
