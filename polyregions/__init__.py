@@ -36,7 +36,8 @@ _EXPORTS = {
     ".polyhedra.polytope": ["Polytope"],
     ".networks.activations": ["Activation", "relu", "linear", "hardtanh", "leaky_relu", "piecewise_linear"],
     ".networks.network": ["Layer", "Network"],
-    ".networks.io": ["load_network", "save_network", "network_from_json", "network_to_json", "network_from_arrays"],
+    ".networks.io": ["load_network", "save_network", "network_from_json", "network_to_json", "network_from_arrays",
+                     "load_npz"],
     ".networks.importers": ["network_from_torch", "network_from_exported", "network_from_torchscript",
                             "load_torch_file", "graph_from_onnx", "load_onnx", "network_from_sklearn"],
     ".networks.initializers": ["he_normal", "pytorch_default", "gaussian"],
@@ -110,6 +111,7 @@ if TYPE_CHECKING:
     from polyregions.networks.initializers import gaussian, he_normal, pytorch_default
     from polyregions.networks.io import (
         load_network,
+        load_npz,
         network_from_arrays,
         network_from_json,
         network_to_json,

@@ -13,7 +13,8 @@ import polyregions as pr
 
 PACKAGE = Path(pr.__file__).parent
 LAZY_FRONTS = ["polyregions", "polyregions.exact", "polyregions.polyhedra", "polyregions.networks",
-               "polyregions.regions", "polyregions.measures", "polyregions.experiments"]
+               "polyregions.regions", "polyregions.measures", "polyregions.experiments",
+               "polyregions.networks.importers"]
 
 
 def _type_checking_imports(module_name: str) -> set[str]:
@@ -56,6 +57,13 @@ def test_no_exported_name_is_also_a_submodule(front):
     submodules = {info.name for info in pkgutil.iter_modules(module.__path__)}
     subpackages = set(getattr(module, "_SUBPACKAGES", ()))
     assert not (set(module.__all__) - subpackages) & submodules
+
+
+def test_every_loader_is_in_the_top_level_api():
+    for name in ("load_network", "load_npz", "network_from_arrays", "network_from_json", "network_from_torch",
+                 "network_from_exported", "network_from_torchscript", "load_torch_file", "graph_from_onnx",
+                 "load_onnx", "network_from_sklearn"):
+        assert callable(getattr(pr, name)), name
 
 
 def test_unknown_names_raise_attribute_error():

@@ -402,3 +402,13 @@ def test_a_scripted_conv_model_takes_its_input_shape_from_an_attribute(tmp_path)
     net = load_network(tmp_path / "scripted.pt")
     assert isinstance(net, GraphNetwork) and net.input_shape == (1, 4)
     _exact_matches_torch(model, net, (1, 4))
+
+
+def test_commands_that_read_no_torch_file_never_import_torch(tmp_path):
+    code = ("import sys\nfrom polyregions.cli import main\n"
+            "main(['network', '--widths', '2,4', '-o', 'net.json'])\n"
+            "main(['regions', 'net.json', '--box', '-1,1', '--json'])\n"
+            "print('torch' in sys.modules, 'onnx' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "False False"

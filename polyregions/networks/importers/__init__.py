@@ -22,14 +22,14 @@ _EXPORTS = {
     ".torch_files": ["load_torch_file"],
     ".onnx": ["graph_from_onnx", "load_onnx"],
     ".sklearn": ["network_from_sklearn"],
-    ".layered": ["layered"],
+    ".layering": ["layered"],
     ".operators": ["supported_operators"],
 }
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:
-    from polyregions.networks.importers.layered import layered
+    from polyregions.networks.importers.layering import layered
     from polyregions.networks.importers.onnx import graph_from_onnx, load_onnx
     from polyregions.networks.importers.operators import supported_operators
     from polyregions.networks.importers.sklearn import network_from_sklearn

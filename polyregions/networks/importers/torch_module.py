@@ -17,7 +17,7 @@ from polyregions.exact.rationals import _describe
 from polyregions.networks.graph import GraphNetwork
 from polyregions.networks.importers._builder import GraphBuilder, Unsupported
 from polyregions.networks.importers._torch_values import tensor_array, torch_module
-from polyregions.networks.importers.layered import layered
+from polyregions.networks.importers.layering import layered
 from polyregions.networks.importers.operators import call
 from polyregions.networks.network import Network
 
