@@ -389,7 +389,10 @@ class _ExactLayer:
 
         activations, self.groups = units_of(layer)
         self.is_linear = not self.groups and all(a.is_linear for a in activations)
-        self.W = fmpq_mat([[fmpq(v.numerator, v.denominator) for v in row] for row in layer.weight])
+        # A sparse stage (a convolution, a pooling selection) multiplies out its non-zero weights only.
+        self.stage = layer if getattr(layer, "is_sparse", False) else None
+        self.W = None if self.stage is not None else fmpq_mat(
+            [[fmpq(v.numerator, v.denominator) for v in row] for row in layer.weight])
         self.bias = fmpq_mat([[fmpq(v.numerator, v.denominator)] for v in layer.bias])
         self.units = []  # per element-wise unit: (is_linear, breakpoints, piece maps), shared where equal
         seen: dict = {}
@@ -413,12 +416,22 @@ def _unit_rows(layer: _ExactLayer, table: list[list[fmpq]], offsets: list[fmpq])
     return rows
 
 
+def _preactivations(layer: _ExactLayer, cell: _Cell) -> tuple[fmpq_mat, fmpq_mat]:
+    """``(G, g)``: the layer's pre-activations on the cell are ``G t + g``."""
+    if layer.stage is None:
+        assert layer.W is not None
+        return layer.W * cell.M, layer.W * cell.c + layer.bias
+    n = len(layer.stage.rows)
+    table, values = layer.stage.products(range(n), cell.M, cell.c)
+    G = fmpq_mat(table) if cell.M.ncols() else fmpq_mat(n, 0)
+    return G, fmpq_mat([[v] for v in values])
+
+
 def _refine_cell(cell: _Cell, layer: _ExactLayer, backend: Backend, box: frozenset[Row] = frozenset(), *,
                  last: bool = False) -> list[_Cell]:
     """The parts of ``cell`` on which each of the layer's units stays on one piece, with their patterns and the
     next layer's maps (none when ``last``: the parts are final)."""
-    G = layer.W * cell.M   # the layer's pre-activations on the cell: G t + g
-    g = layer.W * cell.c + layer.bias
+    G, g = _preactivations(layer, cell)  # the layer's pre-activations on the cell: G t + g
     table, offsets = G.table(), g.entries()  # indexing FLINT matrices entry by entry is slow
     if cell.vertices is not None and not layer.groups:
         return _refine_by_vertices(cell, layer, G, table, offsets, box, last)

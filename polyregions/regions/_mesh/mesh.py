@@ -55,6 +55,7 @@ __all__ = ["Mesh"]
 _RELEASED = np.empty((0, 0), dtype=np.int8)
 _RELEASED.flags.writeable = False
 _ROWS = 8192  # vertices per block when a layer's values are computed
+_WIDE = 4096  # on a layer wider than this, a vertex's open sides only are decided exactly
 
 
 class Mesh(ABC):
@@ -182,16 +183,25 @@ class Mesh(ABC):
         assert exact is not None  # vertices are resolved while refining by a layer
         width = self.layers[q].width
         xi = exact.xi_int[q]
+        T = len(xi)
         Zq = exact.Z[q]
+        # The units with a side left open at some of these vertices: on a wide layer only those are computed
+        # exactly (every other side is proven already, and a float value with its proven bound stays valid).
+        units = np.arange(width)
+        if width > _WIDE:
+            open_ = (self.S[vertices, :width * T] == UNPROVEN).reshape(vertices.size, width, T).any(axis=(0, 2))
+            units = np.nonzero(open_)[0]
+        count = units.size
+        columns = (units[:, None] * T + np.arange(T)).ravel()
         regions, which = np.unique(self.anc[faces], return_inverse=True)
-        rows = exact.rows(q, np.repeat(regions, width), np.tile(np.arange(width), regions.size),
-                               np.zeros(regions.size * width, dtype=np.int64), self.pieces, self.ancestors,
-                               primitive=False)
+        rows = exact.rows(q, np.repeat(regions, count), np.tile(units, regions.size),
+                          np.zeros(regions.size * count, dtype=np.int64), self.pieces, self.ancestors,
+                          primitive=False)
         table = np.empty((len(rows), self.k + 1), dtype=object)
         table[:] = rows
         for v, point, r in zip(vertices.tolist(), self._homogeneous(vertices), which.tolist()):
             w = point[-1]
-            numerators = table[r * width:(r + 1) * width].dot(np.array(point, dtype=object)).tolist()
+            numerators = table[r * count:(r + 1) * count].dot(np.array(point, dtype=object)).tolist()
             denominator = Zq * w
             values, errors, sides = [], [], []
             for n in numerators:
@@ -205,9 +215,9 @@ class Mesh(ABC):
                 for xk in xi:
                     d = n + (xi[0] - xk) * w
                     sides.append(ABOVE if d > 0 else (BELOW if d < 0 else ON))
-            self.Z[v, :width] = values
-            self.E[v, :width] = errors
-            self.S[v, :len(sides)] = sides
+            self.Z[v, units] = values
+            self.E[v, units] = errors
+            self.S[v, columns] = sides
 
     def _settle(self, q: int, vertices: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Write the sides that :attr:`constant_rounds` fixes from the regions' pieces (on a ReLU layer); return
