@@ -33,6 +33,7 @@ from polyregions.networks.operations import (
 from polyregions.networks.stages import Stage, StagedNetwork, compile_graph, stages_from_json, stages_to_json
 
 halves = st.integers(-4, 4).map(lambda v: Fraction(v, 2))
+ACTIVATIONS = ["relu", "hardtanh", {"kind": "leaky_relu", "negative_slope": "1/4"}]
 
 
 @st.composite
@@ -44,7 +45,7 @@ def graph_networks(draw):
     kernel = draw(st.integers(1, 2))
     weight = [[[[draw(halves) for _ in range(kernel)] for _ in range(kernel)]] for _ in range(channels)]
     nodes = [Node("c", Conv(weight, [draw(halves) for _ in range(channels)]), ("input",)),
-             Node("r", Activation(draw(st.sampled_from(["relu", "hardtanh", {"kind": "leaky_relu", "negative_slope": "1/4"}]))), ("c",))]
+             Node("r", Activation(draw(st.sampled_from(ACTIVATIONS))), ("c",))]
     last = "r"
     branch = draw(st.sampled_from(["none", "add", "concat"]))
     if branch != "none":
