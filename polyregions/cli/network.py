@@ -34,7 +34,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--trust-pickle", action="store_true",
                         help="also read a PyTorch module saved with torch.save(model): such a file is a pickle, "
                              "and loading it RUNS THE CODE IT NAMES; use only for files from a source you trust")
-    parser.add_argument("--input-shape", metavar="C,H,W", type=integers,
+    parser.add_argument("--input-shape", metavar="C,H,W",
                         help="one input's shape without the batch axis, for a TorchScript file that does not "
                              "record it")
     parser.add_argument("--widths", metavar="N0,N1,...",
@@ -91,7 +91,10 @@ def _read(args):
         raise InvalidInputError(f"--input-shape: expected a TorchScript .pt file to read with it, got {args.model}")
     from polyregions.networks.importers.torch_files import load_torch_file
 
-    return load_torch_file(args.model, trust_pickle=args.trust_pickle, input_shape=args.input_shape)
+    shape = integers(args.input_shape, what="--input-shape")
+    if any(v < 1 for v in shape):
+        raise InvalidInputError(f"--input-shape: expected positive sizes such as 1,8,8, got {args.input_shape}")
+    return load_torch_file(args.model, trust_pickle=args.trust_pickle, input_shape=shape)
 
 
 def _draw(args):

@@ -74,8 +74,9 @@ def _input_shape(value: Any, input_shape: Sequence[int] | None, recorded: tuple[
                 return (1, int(weight.shape[1]))
     raise InvalidInputError(f"{what}: input_shape: expected the shape of one input without the batch axis (the "
                             f"module's graph does not record it and its first operation is not a linear layer), got "
-                            f"none; set model.input_shape = (C, H, W) before saving, or save a .pt2 file "
-                            f"(torch.export.save), which records it")
+                            f"none: give it (input_shape=, or polyregions network --input-shape C,H,W), set "
+                            f"model.input_shape = (C, H, W) before saving, or save a .pt2 file (torch.export.save), "
+                            f"which records it")
 
 
 def _recorded_sizes(value: Any) -> tuple[int, ...] | None:
