@@ -400,8 +400,24 @@ def _arithmetic(name: str) -> Translator:
     return translate
 
 
-for _name, _entry_name in (("Add", "add"), ("Sub", "sub"), ("Mul", "mul"), ("Div", "div")):
+for _name, _entry_name in (("Add", "add"), ("Mul", "mul"), ("Div", "div")):
     _TRANSLATORS[_name] = _arithmetic(_entry_name)
+
+
+def _negative(b: GraphBuilder, value: Any) -> Any:
+    """``-value`` exactly: a constant negated entry by entry, a tensor scaled by -1."""
+    if is_symbolic(value):
+        return call(b, "mul", [value, np.float64(-1.0)])
+    return -constant_array(value, "input")
+
+
+@_op("Sub")
+def _sub(n: _Node) -> Any:
+    left, right = n.value(0), n.value(1)
+    if not is_symbolic(left) and not is_symbolic(right):
+        left, right = constant_array(left, "A"), constant_array(right, "B")
+        return left - right if _is_integer(left) and _is_integer(right) else exact_array(left) - exact_array(right)
+    return call(n.b, "add", [left, _negative(n.b, right)])
 
 
 @_op("Sum")
@@ -414,7 +430,7 @@ def _sum(n: _Node) -> Any:
 
 @_op("Neg")
 def _neg(n: _Node) -> Any:
-    return call(n.b, "neg", [n.value(0)])
+    return _negative(n.b, n.value(0))
 
 
 @_op("MatMul")
@@ -507,10 +523,10 @@ def _max(n: _Node) -> Any:
         if any(a.dtype == object for a in arrays) or len({a.dtype.kind for a in arrays}) > 1:
             arrays = [exact_array(a) for a in arrays]
         return (np.maximum if n.op == "Max" else np.minimum).reduce(np.broadcast_arrays(*arrays))
+    values = [v if is_symbolic(v) else exact_array(constant_array(v, "input")) for v in values]
     if n.op == "Max":
         return max_of_tensors(n.b, values, "max")
-    negated = [call(n.b, "neg", [v]) for v in values]
-    return call(n.b, "neg", [max_of_tensors(n.b, negated, "min")])
+    return _negative(n.b, max_of_tensors(n.b, [_negative(n.b, v) for v in values], "min"))
 
 
 # --- normalisation and dropout -----------------------------------------------------------------------------
@@ -661,6 +677,8 @@ def _reduction(entry: str) -> Translator:
             if n.attrs.get("noop_with_empty_axes", 0):
                 return x
             axes = None
+        if entry == "amin" and is_symbolic(x):  # min = -max(-x)
+            return _negative(n.b, call(n.b, "amax", [_negative(n.b, x), axes, keep]))
         if entry != "sum":
             return call(n.b, entry, [x, axes, keep])
         if not is_symbolic(x):
