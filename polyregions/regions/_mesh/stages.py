@@ -199,8 +199,10 @@ class _Builder:
         for key, c in expression[0].items():
             coefficients, offset = self.known[key]
             for slot, value in coefficients.items():
-                row[slot] = row.get(slot, 0) + c * value
-            constant += c * offset
+                term = c if value is _ONE else c * value  # (a unit's own output: coefficient one, no product)
+                row[slot] = row[slot] + term if slot in row else term
+            if offset is not _ZERO:
+                constant += c * offset
         return {slot: v for slot, v in row.items() if v}, constant
 
     def range(self, expression: Expression) -> Interval:
@@ -408,9 +410,14 @@ def _difference(new: dict[int, Fraction], old: dict[int, Fraction], offset: Frac
     difference is never known to be constant)."""
     terms = []
     for i in sorted(new.keys() | old.keys()):
-        c = new.get(i, Fraction(0)) - old.get(i, Fraction(0))
-        if not c:
-            continue
+        if i not in old:
+            c = new[i]
+        elif i not in new:
+            c = -old[i]
+        else:
+            c = new[i] - old[i]
+            if not c:
+                continue
         if previous is None or i >= len(previous.activations):  # a network input or a max unit's value
             return None
         activation = previous.activations[i]
