@@ -252,6 +252,68 @@ def test_every_route_reads_the_function_and_its_regions_exactly(family, tmp_path
         assert _regions(net) == expected, route
 
 
+class Normalised(nn.Module):
+    """Buffers for input normalisation, a functional pool, a view sized by x.size(0) (a shape computation)."""
+
+    def __init__(self):
+        super().__init__()
+        self.c, self.l = nn.Conv2d(1, 2, 3, padding=1), nn.Linear(2 * 2 * 2, 3)
+        self.register_buffer("mean", torch.tensor([0.5]))
+        self.register_buffer("std", torch.tensor([2.0]))
+
+    def forward(self, x):
+        y = nn.functional.max_pool2d(torch.relu(self.c((x - self.mean) / self.std)), 2)
+        return self.l(y.view(y.size(0), -1))
+
+
+class Clamped(nn.Module):
+    """torch.maximum of two tensors, scalar scaling, clamp, relu6 and hardtanh, a clamped output."""
+
+    def __init__(self):
+        super().__init__()
+        self.l1, self.l2, self.h = nn.Linear(3, 4), nn.Linear(3, 4), nn.Linear(4, 2)
+
+    def forward(self, x):
+        a = torch.maximum(self.l1(x), self.l2(x) * 2)
+        b = a.clamp(min=0) + nn.functional.relu6(a) - nn.functional.hardtanh(a, -0.5, 0.5) / 4
+        return self.h(b).clamp(max=1.0)
+
+
+class Permuted(nn.Module):
+    """A permutation of the axes, a minimum over one, adaptive average pooling and a concatenation."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = nn.Conv1d(2, 4, 3, padding=1)
+
+    def forward(self, x):
+        y = nn.functional.leaky_relu(self.c(x), 0.125)
+        return torch.cat([torch.amin(y.permute(0, 2, 1), dim=2), nn.functional.adaptive_avg_pool1d(y, 2).flatten(1)],
+                         dim=1)
+
+
+class Pooled(nn.Module):
+    """An unsqueezed input and a global mean over the spatial axes."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = nn.Conv2d(1, 3, 2)
+
+    def forward(self, x):
+        return torch.relu(self.c(x.unsqueeze(1))).mean(dim=(2, 3))
+
+
+@pytest.mark.parametrize("model, shape", [(Normalised, (1, 4, 4)), (Clamped, (3,)), (Permuted, (2, 6)),
+                                          (Pooled, (4, 4))])
+def test_forward_functions_of_every_kind_are_read_exactly_through_every_route(model, shape):
+    torch.manual_seed(8)
+    module = model().eval()
+    x = torch.randn(2, *shape)
+    for net in (network_from_torch(module, x), network_from_torch(torch.export.export(module, (x,))),
+                network_from_torch(torch.jit.trace(module, x)),
+                network_from_torch(torch.jit.script(module), input_shape=shape)):
+        _exact_matches_torch(module, net, shape)
+
 def test_dense_models_read_as_layered_networks_through_every_route(tmp_path):
     model = _halves(nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 3), nn.Hardtanh(), nn.Linear(3, 1)), 7)
     expected = pr.network_from_arrays([_weights(model[i])[0] for i in (0, 2, 4)],

@@ -393,8 +393,8 @@ def _clamp_activation(low: Any, high: Any, what: str) -> Any:
 
 def _scalar(value: Any, what: str) -> Any:
     array = constant_array(value, what)
-    flat = array.reshape(-1)
-    if flat.size == 0 or any(v != flat[0] for v in flat.tolist()):
+    flat = array.reshape(-1).tolist()  # Python numbers: a numpy integer inside a Fraction overflows
+    if not flat or any(v != flat[0] for v in flat):
         raise Unsupported(f"{what}: expected one number, got shape {list(array.shape)}")
     return flat[0]
 
