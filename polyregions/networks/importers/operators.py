@@ -365,13 +365,16 @@ def _relu(b, args, kw):
 @_entry("leaky_relu")
 def _leaky_relu(b, args, kw):
     x, slope = _params(args, kw, ("self", _REQUIRED), ("negative_slope", 0.01))
-    return _activation(b, x, leaky_relu(float(slope), what="leaky_relu: negative_slope"), "leaky_relu")
+    slope = _number(slope, "leaky_relu: negative_slope")
+    return _activation(b, x, leaky_relu(slope, what="leaky_relu: negative_slope"), "leaky_relu")
 
 
 @_entry("hardtanh")
 def _hardtanh(b, args, kw):
     x, low, high = _params(args, kw, ("self", _REQUIRED), ("min_val", -1.0), ("max_val", 1.0))
-    return _activation(b, x, hardtanh(min_val=float(low), max_val=float(high), what="hardtanh"), "hardtanh")
+    activation = hardtanh(min_val=_number(low, "hardtanh: min_val"), max_val=_number(high, "hardtanh: max_val"),
+                          what="hardtanh")
+    return _activation(b, x, activation, "hardtanh")
 
 
 @_entry("relu6")
@@ -380,8 +383,8 @@ def _relu6(b, args, kw):
 
 
 def _clamp_activation(low: Any, high: Any, what: str) -> Any:
-    low = None if low is None else Fraction(float(_scalar(low, f"{what}: min")))
-    high = None if high is None else Fraction(float(_scalar(high, f"{what}: max")))
+    low = None if low is None else _number(low, f"{what}: min")
+    high = None if high is None else _number(high, f"{what}: max")
     if low is not None and high is not None:
         return hardtanh(min_val=low, max_val=high, what=what)
     if low is not None:
@@ -389,6 +392,11 @@ def _clamp_activation(low: Any, high: Any, what: str) -> Any:
     if high is not None:
         return piecewise_linear([high], [1, 0], 0)  # min(t, high)
     raise Unsupported(f"{what}: expected a min or a max, got neither")
+
+
+def _number(value: Any, what: str) -> Fraction:
+    """One constant number at its exact value (a Python float is the binary64 number the framework holds)."""
+    return Fraction(_scalar(value, what))
 
 
 def _scalar(value: Any, what: str) -> Any:
@@ -456,17 +464,18 @@ def _fold(function: Callable[[Any, Any], Any], left: Any, right: Any, what: str)
     return function(exact_array(left_array), exact_array(right_array))
 
 
-def _negated(b: GraphBuilder, x: Any, alpha: Any, what: str) -> Any:
-    factor = -Fraction(_scalar(alpha, f"{what}: alpha"))
+def _times(b: GraphBuilder, x: Any, factor: Fraction, what: str) -> Any:
+    """``factor * x`` for a constant or a tensor computed from the input."""
     if not is_symbolic(x):
         return exact_array(constant_array(x, what)) * factor
     return _scale(b, x, np.array(factor, dtype=object), None, what)
 
 
 def _add(b: GraphBuilder, left: Any, right: Any, alpha: Any, subtract: bool, what: str) -> Any:
-    if subtract or _scalar(alpha, f"{what}: alpha") != 1:
-        factor = -Fraction(_scalar(alpha, f"{what}: alpha")) if subtract else Fraction(_scalar(alpha, what))
-        right = _negated(b, right, -factor, what)
+    """``left + alpha * right`` (``left - alpha * right`` when ``subtract``), as ATen's add and sub."""
+    factor = _number(alpha, f"{what}: alpha") * (-1 if subtract else 1)
+    if factor != 1:
+        right = _times(b, right, factor, what)
     if not is_symbolic(left) and not is_symbolic(right):
         return _fold(_operator.add, left, right, what)
     if is_symbolic(left) and is_symbolic(right):
@@ -498,7 +507,7 @@ def _rsub_entry(b, args, kw):
 
 @_entry("neg")
 def _neg(b, args, kw):
-    return _negated(b, _params(args, kw, ("self", _REQUIRED))[0], 1, "neg")
+    return _times(b, _params(args, kw, ("self", _REQUIRED))[0], Fraction(-1), "neg")
 
 
 @_entry("mul")
@@ -539,10 +548,16 @@ def _floor_divide(b, args, kw):
     return _fold(_operator.floordiv, left, right, "floor_divide")
 
 
-@_entry("remainder", "fmod")
+@_entry("remainder")
 def _remainder(b, args, kw):
     left, right = _params(args, kw, ("self", _REQUIRED), ("other", _REQUIRED))
-    return _fold(_operator.mod, left, right, "remainder")
+    return _fold(_operator.mod, left, right, "remainder")  # the sign of the divisor, as Python's %
+
+
+@_entry("fmod")
+def _fmod(b, args, kw):
+    left, right = _params(args, kw, ("self", _REQUIRED), ("other", _REQUIRED))
+    return _fold(lambda a, c: a - _truncated(a, c) * c, left, right, "fmod")  # the sign of the dividend
 
 
 # --- maxima ---------------------------------------------------------------------------------------------------
@@ -588,7 +603,7 @@ def max_of_tensors(b: GraphBuilder, tensors: Sequence[Any], what: str) -> Any:
 
 
 def _negate_all(b: GraphBuilder, x: Any, what: str) -> Any:
-    return _negated(b, x, 1, what)
+    return _times(b, x, Fraction(-1), what)
 
 
 def _reduce(b: GraphBuilder, args: Sequence[Any], kw: dict[str, Any], minimum: bool, with_indices: bool,
@@ -786,8 +801,7 @@ def _pad(b, args, kw):
         raise Unsupported(f"pad: pad: expected non-negative padding, got {pads}")
     if not any(p for pair in pairs for p in pair):
         return x
-    return b.add(ops.Pad(tuple(pairs), Fraction(float(_scalar(0 if value is None else value, "pad: value")))),
-                 [x], "pad")
+    return b.add(ops.Pad(tuple(pairs), _number(0 if value is None else value, "pad: value")), [x], "pad")
 
 
 def _identity(b, args, kw):
