@@ -256,9 +256,11 @@ def _staged_squared_speeds(net, pattern, a, b) -> tuple[Fraction, ...]:
     position = 0
     for stage in net.layers:
         count = len(stage.neurons)
-        S, _ = net.selection(stage, pieces[position:position + count])
+        units = stage.unit_maps(pieces[position:position + count])
         position += count
-        v = S * (stage._flint[0] * v)
+        # The stage's velocity W v (its non-zero weights only), then each unit's slope times its source's entry.
+        table, _ = stage.products(range(len(stage.rows)), v, None)
+        v = fmpq_mat([[slope * table[source][0]] for source, slope, _ in units])
         speeds.append(sum((Fraction(int(c.p), int(c.q)) ** 2 for c in v.entries()), _ZERO))
     return tuple(speeds)
 
