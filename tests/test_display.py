@@ -22,7 +22,7 @@ def _row(label, value):
 
 def test_complex_html_holds_the_known_counts():
     html = enumerate_regions(sawtooth(3), dom.box([0], [1]))._repr_html_()
-    for label, value in [("domain", "box, dimension 1"), ("activation regions", 8), ("linear regions", 8),
+    for label, value in [("domain", "box [0, 1]"), ("activation regions", 8), ("linear regions", 8),
                          ("adjacent pairs", 7), ("neurons", 6), ("exact", "yes"), ("engine", "mesh")]:
         assert _row(label, value) in html
     assert html.startswith("<table>") and html.endswith("</table>")

@@ -338,8 +338,8 @@ def test_arrangement_plot_colours_labels_and_lines(mpl, tmp_path):
     ax = plot_arrangement(arrangement)
     regions = arrangement.regions()
     texts = [t.get_text() for t in ax.texts]
-    assert sorted(texts[:len(regions)]) == sorted(r.sign_string.replace("-", "\u2212") for r in regions)
-    assert texts[len(regions):] == [f"H{i}" for i in range(len(arrangement))]
+    assert texts[:len(arrangement)] == [f"H{i}" for i in range(len(arrangement))]  # the names, then the signs
+    assert sorted(texts[len(arrangement):]) == sorted(r.sign_string.replace("-", "\u2212") for r in regions)
     colors = _colors(_pixels(ax.figure, tmp_path))
     from polyregions.plotting.colors import VIVID
     vivid = distinct_colors(len(regions), lightness=VIVID, saturation=(0.55, 0.4))
@@ -436,7 +436,7 @@ def test_plot_command_writes_pictures(mpl, tmp_path, capsys, monkeypatch, argv, 
     (["graph", "net.json", "--box", "-1,1", "-o", "out.png"], "expected a 1-D domain"),
     (["regions", "saw.json", "--box", "0,1", "-o", "out.png"], "expected a 2-D domain"),
     (["arrangement", "-o", "out.png"], "exactly one of FILE or --name"),
-    (["arrangement", "--name", "braid:4", "-o", "out.png"], "in the plane"),
+    (["arrangement", "--name", "braid:4", "-o", "out.png"], "expected an arrangement of rank 2"),
     (["arrangement", "arr.json", "--window", "0,0,1", "-o", "out.png"], "X0,Y0,X1,Y1"),
     (["regions", "missing.json", "--box", "-1,1", "-o", "out.png"], "missing.json"),
 ])

@@ -23,6 +23,11 @@ if TYPE_CHECKING:
 
 __all__ = ["Arrangement", "canonical_hyperplanes"]
 
+#: A notebook shows the picture of an arrangement with at most this many regions (each polygon is exact)...
+MAX_DRAWN_REGIONS = 2_000
+#: ... and writes the sign vectors of at most this many (more would not fit in a 290-pixel picture).
+MAX_LABELLED_REGIONS = 24
+
 
 def canonical_hyperplanes(rows: Any, *, dim: int | None = None, what: str = "hyperplanes"
                           ) -> tuple[int, tuple[IntRow, ...]]:
@@ -168,7 +173,7 @@ class Arrangement:
         <tr><th>characteristic polynomial</th><td>t^3 - 3*t^2 + 2*t</td></tr>
         </table>
         """
-        from polyregions._display import html_table
+        from polyregions._display import display_html
         from polyregions.arrangements.poset import polynomial_text
 
         rows: list[tuple[str, Any]] = [("dimension", self.dim), ("rank", self.rank), ("hyperplanes", len(self))]
@@ -176,18 +181,24 @@ class Arrangement:
             rows.append(("domain", "a polytope (regions are the cells of its interior)"))
         rows += [("regions", self.num_regions()), ("bounded regions", len(self.bounded_regions())),
                  ("characteristic polynomial", polynomial_text(self.characteristic_polynomial()))]
-        return html_table("Arrangement", rows)
+        return display_html("Arrangement", rows, self._repr_png_())
 
     def _repr_png_(self) -> bytes | None:
-        """The arrangement drawn by :func:`polyregions.plotting.plot_arrangement`, as PNG bytes, when it is
-        planar (or of rank 2 without a domain, drawn through its essentialization); None otherwise or without
-        matplotlib."""
+        """The arrangement drawn by :func:`polyregions.plotting.plot_arrangement`, as PNG bytes made once, when
+        it is planar (or of rank 2 without a domain, drawn through its essentialization) and has at most
+        :data:`MAX_DRAWN_REGIONS` regions (sign vectors written up to :data:`MAX_LABELLED_REGIONS`); None
+        otherwise or without matplotlib."""
+        from polyregions._display import cached_picture, png_picture
+
         if not (self.dim == 2 or (self.dim > 2 and self.rank == 2 and self.domain is None)):
             return None  # what polyregions.plotting.arrangements.planar accepts
-        from polyregions._display import png_picture
+        regions = self.num_regions()
+        if regions > MAX_DRAWN_REGIONS:
+            return None
         from polyregions.plotting.arrangements import plot_arrangement
 
-        return png_picture(lambda ax: plot_arrangement(self, ax=ax))
+        return cached_picture(self, lambda: png_picture(
+            lambda ax: plot_arrangement(self, ax=ax, labels=regions <= MAX_LABELLED_REGIONS, fontsize=7.0)))
 
     @property
     def normals(self) -> tuple[IntRow, ...]:

@@ -35,6 +35,14 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dpi", type=dpi, default=150,
                         help=f"resolution of a .png in dots per inch, 1 to {MAX_DPI} (default 150)")
     parser.add_argument("--title", help="a title instead of the default one")
+    parser.add_argument("--figsize", metavar="W,H", type=_figsize,
+                        help="the figure's size in inches (default: each kind's own; 3.5,3.5 fills a column of a "
+                             "two-column paper at 1:1)")
+    parser.add_argument("--font-size", metavar="PT", type=_font_size,
+                        help="the size of the text in points (default 10; 8 to 9 reads well at column width)")
+    parser.add_argument("--cmap", metavar="NAME",
+                        help="take the colours from a matplotlib colour map (viridis, cividis, tab20, Pastel1, "
+                             "...): regions, or classes with --color-by class")
     add_json_option(parser)
     add_progress_options(parser)
 
@@ -71,6 +79,7 @@ def add_parser(subparsers) -> None:
     regions.add_argument("--color-by", default="pattern", choices=("pattern", "linear", "class"),
                          help="pattern: one colour per activation region (the default); linear: one per linear "
                               "region; class: one per predicted class (the largest output)")
+    _colors_option(regions)
     edges = regions.add_mutually_exclusive_group()
     edges.add_argument("--edges", dest="edges", action="store_true", default=None,
                        help="draw region edges (by default they are drawn for --color-by pattern only)")
@@ -80,6 +89,7 @@ def add_parser(subparsers) -> None:
     layers.add_argument("--color-by", default="pattern", choices=("pattern", "linear", "class"),
                         help="pattern: one colour per activation region (the default); linear: one per linear "
                              "region; class: one per predicted class (the largest output)")
+    _colors_option(layers)
     graph = _network_kind(kinds, "graph")
     graph.add_argument("--output-index", type=integer_at_least(0), default=0, metavar="K",
                        help="which output to draw (default 0)")
@@ -93,6 +103,35 @@ def add_parser(subparsers) -> None:
     for sub in kinds.choices.values():
         sub.set_defaults(run=run)
     parser.set_defaults(run=run)
+
+
+def _colors_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--colors", default="index", choices=("index", "pattern"),
+                        help="index: far-apart hues in region order (the default); pattern: muted colours hashed "
+                             "from each region's activation pattern, the same in two checkpoints of one network")
+
+
+def _figsize(text: str) -> tuple[float, float]:
+    """``W,H`` in inches, each in (0, 50]."""
+    parts = text.split(",")
+    try:
+        width, height = (float(p) for p in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected W,H in inches such as 3.5,3, got {text!r}") from None
+    if not (0 < width <= 50 and 0 < height <= 50):
+        raise argparse.ArgumentTypeError(f"expected sizes above 0 and at most 50 inches, got {text!r}")
+    return width, height
+
+
+def _font_size(text: str) -> float:
+    """Points, in [1, 72]."""
+    try:
+        size = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a size in points such as 9, got {text!r}") from None
+    if not 1 <= size <= 72:
+        raise argparse.ArgumentTypeError(f"expected a size from 1 to 72 points, got {text!r}")
+    return size
 
 
 def _window(text: str | None):
@@ -122,63 +161,19 @@ def _arrangement(args):
 
 def run(args: argparse.Namespace) -> int:
     from polyregions.plotting import _backend
-    from polyregions.plotting._backend import check_figure_path, save_figure
+    from polyregions.plotting._backend import check_figure_path, figure_style, save_figure
 
     _backend.pyplot()  # fail early, with one line, when matplotlib is missing
     path = args.output
     check_figure_path(path, what="--output")  # before the enumeration, which a bad path would waste
+    if args.cmap is not None:
+        from polyregions.plotting.colors import colormap
+
+        colormap(args.cmap)  # an unknown name fails before any work, too
     summary: dict = {"kind": args.kind, "file": path}
-    if args.kind in ("regions", "layers", "graph", "adjacency"):
-        from polyregions.cli.regions import read_domain
-        from polyregions.networks.io import load_network
-        from polyregions.regions.enumeration import enumerate_regions
-
-        network = load_network(args.network, trust_pickle=args.trust_pickle)
-        domain = read_domain(args, network.input_dim)
-        _check_domain(args.kind, domain)
-        if args.kind == "layers":
-            from polyregions.plotting import plot_layers
-
-            complexes = _layer_complexes(network, domain, engine=args.engine, progress=wants_progress(args))
-            figure = plot_layers(network, domain, color_by=args.color_by, complexes=complexes)
-            if args.title:
-                figure.suptitle(args.title)
-            summary["regions_per_layer"] = [len(c) for c in complexes]
-        else:
-            complex_ = enumerate_regions(network, domain, engine=args.engine, progress=wants_progress(args))
-            summary["activation_regions"] = len(complex_)
-            summary["linear_regions"] = len(complex_.linear_regions)
-            if args.kind == "regions":
-                from polyregions.plotting import plot_regions
-                ax = plot_regions(complex_, color_by=args.color_by, edges=args.edges, title=args.title)
-            elif args.kind == "graph":
-                from polyregions.plotting import graph_1d, plot_graph
-                ax = plot_graph(complex_, output=args.output_index, title=args.title)
-                summary["breakpoints"] = len(graph_1d(complex_, output=args.output_index).breakpoints)
-            else:
-                from polyregions.plotting import plot_adjacency
-                ax = plot_adjacency(complex_, title=args.title)
-                summary["adjacencies"] = len(complex_.adjacency)
-            figure = ax.figure
-        summary["exact"] = True
-    else:
-        arrangement = _arrangement(args)
-        if args.kind == "poset":
-            from polyregions.plotting import plot_poset
-            figure = plot_poset(arrangement, title=args.title).figure
-            summary["flats"] = len(arrangement.poset)
-        else:
-            window = _window(args.window)
-            if args.adjacency:
-                from polyregions.plotting import plot_adjacency
-                figure = plot_adjacency(arrangement, window=window, title=args.title).figure
-            else:
-                from polyregions.plotting import plot_arrangement
-                figure = plot_arrangement(arrangement, window=window, labels=not args.no_labels,
-                                          title=args.title).figure
-            summary["regions"] = arrangement.num_regions()
-            summary["bounded_regions"] = len(arrangement.bounded_regions())
-    save_figure(figure, path, dpi=args.dpi)
+    with figure_style(figsize=args.figsize, font_size=args.font_size):
+        figure = _draw(args, summary)
+        save_figure(figure, path, dpi=args.dpi)
     if args.json:
         print(json.dumps(summary))
     else:
@@ -186,6 +181,64 @@ def run(args: argparse.Namespace) -> int:
                             if k not in ("kind", "file", "exact"))
         print(f"wrote {path} ({args.kind}: {details})")
     return 0
+
+
+def _draw(args: argparse.Namespace, summary: dict):
+    """The figure of ``args.kind``; the counts go into ``summary``."""
+    if args.kind in ("regions", "layers", "graph", "adjacency"):
+        return _draw_network(args, summary)
+    arrangement = _arrangement(args)
+    label_size = 0.8 * args.font_size if args.font_size else 8.0
+    if args.kind == "poset":
+        from polyregions.plotting import plot_poset
+        summary["flats"] = len(arrangement.poset)
+        return plot_poset(arrangement, title=args.title, fontsize=label_size).figure
+    window = _window(args.window)
+    summary["regions"] = arrangement.num_regions()
+    summary["bounded_regions"] = len(arrangement.bounded_regions())
+    if args.adjacency:
+        from polyregions.plotting import plot_adjacency
+        return plot_adjacency(arrangement, window=window, title=args.title).figure
+    from polyregions.plotting import plot_arrangement
+    return plot_arrangement(arrangement, window=window, labels=not args.no_labels, title=args.title,
+                            fontsize=label_size, cmap=args.cmap).figure
+
+
+def _draw_network(args: argparse.Namespace, summary: dict):
+    from polyregions.cli.regions import read_domain
+    from polyregions.networks.io import load_network
+    from polyregions.regions.enumeration import enumerate_regions
+
+    network = load_network(args.network, trust_pickle=args.trust_pickle)
+    domain = read_domain(args, network.input_dim)
+    _check_domain(args.kind, domain)
+    summary["exact"] = True
+    if args.kind == "layers":
+        from polyregions.plotting import plot_layers
+
+        complexes = _layer_complexes(network, domain, engine=args.engine, progress=wants_progress(args))
+        figure = plot_layers(network, domain, color_by=args.color_by, complexes=complexes, colors=args.colors,
+                             cmap=args.cmap)
+        if args.title:
+            figure.suptitle(args.title)
+        summary["regions_per_layer"] = [len(c) for c in complexes]
+        return figure
+    complex_ = enumerate_regions(network, domain, engine=args.engine, progress=wants_progress(args))
+    summary["activation_regions"] = len(complex_)
+    summary["linear_regions"] = len(complex_.linear_regions)
+    if args.kind == "regions":
+        from polyregions.plotting import plot_regions
+        ax = plot_regions(complex_, color_by=args.color_by, edges=args.edges, title=args.title, colors=args.colors,
+                          cmap=args.cmap)
+    elif args.kind == "graph":
+        from polyregions.plotting import graph_1d, plot_graph
+        ax = plot_graph(complex_, output=args.output_index, title=args.title)
+        summary["breakpoints"] = len(graph_1d(complex_, output=args.output_index).breakpoints)
+    else:
+        from polyregions.plotting import plot_adjacency
+        ax = plot_adjacency(complex_, title=args.title)
+        summary["adjacencies"] = len(complex_.adjacency)
+    return ax.figure
 
 
 def _layer_complexes(network, domain, *, engine, progress: bool) -> list:

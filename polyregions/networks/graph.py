@@ -67,6 +67,21 @@ class Node:
                                     f"{_describe(list(inputs))}")
         object.__setattr__(self, "inputs", inputs)
 
+    def __repr__(self) -> str:
+        """The name, the kind of operation and the inputs (the operation's exact numbers stay in ``op``).
+
+        Examples
+        --------
+        >>> from polyregions.networks.operations import Flatten
+        >>> Node("f", Flatten(), ("input",))
+        Node('f' = flatten(input))
+        """
+        return f"Node({self.name!r} = {_op_kind(self.op)}({', '.join(self.inputs)}))"
+
+
+def _op_kind(op: Any) -> str:
+    return str(getattr(op, "kind", type(op).__name__))
+
 
 def _describe_node(index: int, node: Node) -> str:
     return f"nodes[{index}] ({getattr(node.op, 'kind', type(node.op).__name__)} '{node.name}')"
@@ -138,6 +153,22 @@ class GraphNetwork:
 
     def __reduce__(self):
         return (GraphNetwork, (self.input_shape, self.nodes, self.output))
+
+    def __repr__(self) -> str:
+        """The shapes, the number of neurons and the operations in order, in one line (``nodes`` holds them).
+
+        Examples
+        --------
+        >>> from polyregions.networks.operations import Dense, Activation
+        >>> GraphNetwork((2,), (Node("d", Dense([[1, -1]], [0]), ("input",)),
+        ...                     Node("r", Activation("relu"), ("d",))), "r")
+        GraphNetwork(input_shape=(2,), output_shape=(1,), 1 neuron, 2 nodes: dense, activation)
+        """
+        kinds = [_op_kind(node.op) for node in self.nodes]
+        shown = ", ".join(kinds if len(kinds) <= 12 else kinds[:8] + ["...", *kinds[-3:]])
+        neurons = self.num_neurons
+        return (f"GraphNetwork(input_shape={self.input_shape}, output_shape={self.output_shape}, "
+                f"{neurons:,} neuron{'' if neurons == 1 else 's'}, {len(self.nodes)} nodes: {shown})")
 
     @property
     def shapes(self) -> dict[str, tuple[int, ...]]:

@@ -114,6 +114,16 @@ class Layer:
     def __reduce__(self):
         return (Layer, (self.weight, self.bias, self.activation))
 
+    def __repr__(self) -> str:
+        """The shape and the activation: the exact weights would fill screens (``weight`` holds them).
+
+        Examples
+        --------
+        >>> Layer([[1, 2], [3, 4], [5, 6]], [0, 0, 0], "relu")
+        Layer(3x2, relu)
+        """
+        return f"Layer({self.width}x{self.fan_in}, {self.activation.name})"
+
     @property
     def width(self) -> int:
         """The number of units."""
@@ -242,6 +252,19 @@ class Network:
 
     def __reduce__(self):
         return (Network, (self.input_dim, self.layers))
+
+    def __repr__(self) -> str:
+        """The input dimension, the widths and the activations, in one line (``layers`` holds the weights).
+
+        Examples
+        --------
+        >>> Network.from_layers(2, [([[1, 0], [0, 1]], [0, 0], "relu"), ([[1, 1]], [0], "linear")])
+        Network(input_dim=2, widths=(2, 1), activations=(relu, linear), 2 neurons)
+        """
+        widths = _run_lengths(list(self.widths)) + ("," if len(self.widths) == 1 else "")
+        names = _run_lengths([layer.activation.name for layer in self.layers])
+        return (f"Network(input_dim={self.input_dim}, widths=({widths}), activations=({names}), "
+                f"{self.num_neurons:,} neuron{'' if self.num_neurons == 1 else 's'})")
 
     @classmethod
     def from_layers(cls, input_dim: int, layers: Iterable[Layer | tuple[Any, Any, Any]], *,
@@ -554,3 +577,19 @@ def check_pattern(pattern: Any, piece_counts: Sequence[int]) -> tuple[int, ...]:
         if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or not 0 <= k < count:
             raise InvalidInputError(f"pattern[{i}]: expected a piece index in 0..{count - 1}, got {k!r}")
     return tuple(int(k) for k in pattern)
+
+
+def _run_lengths(values: list) -> str:
+    """The values as written, each run of four or more equal ones shortened: ``relu x 40, linear``.
+
+    >>> _run_lengths(["relu"] * 5 + ["linear"]), _run_lengths([16, 16, 1])
+    ('relu x 5, linear', '16, 16, 1')
+    """
+    parts: list[list] = []
+    for value in values:
+        if parts and parts[-1][0] == value:
+            parts[-1][1] += 1
+        else:
+            parts.append([value, 1])
+    return ", ".join(f"{value} x {count}" if count >= 4 else ", ".join([str(value)] * count)
+                     for value, count in parts)

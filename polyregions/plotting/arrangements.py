@@ -28,8 +28,10 @@ def _check_plane(arrangement: "Arrangement", what: str) -> None:
     if not isinstance(arrangement, Arrangement):
         raise InvalidInputError(f"{what}: expected an Arrangement, got {type(arrangement).__name__}")
     if arrangement.dim != 2:
-        raise InvalidInputError(f"{what}: expected an arrangement in the plane (dimension 2), got dimension "
-                                f"{arrangement.dim}")
+        reason = (f"rank {arrangement.rank}: its regions are not a picture in the plane" if arrangement.rank != 2
+                  else "rank 2 but restricted to a polytope, so it cannot be essentialized")
+        raise InvalidInputError(f"{what}: expected an arrangement of rank 2 (lines in the plane, or hyperplanes "
+                                f"of R^{arrangement.dim} whose normals span a plane), got {reason}")
 
 
 def planar(arrangement: "Arrangement") -> tuple["Arrangement", bool]:
@@ -135,14 +137,16 @@ def hyperplane_segments(arrangement: "Arrangement", *, window: Any = None) -> li
 
 def plot_arrangement(arrangement: "Arrangement", *, ax: Any = None, window: Any = None, labels: bool = True,
                      shade_bounded: bool = True, hyperplane_labels: bool = True, fontsize: float = 8.0,
-                     title: str | None = None, names: Sequence[str] | None = None):
+                     title: str | None = None, names: Sequence[str] | None = None, cmap: str | None = None):
     """Draw a planar arrangement: lines, regions (bounded ones shaded), sign-vector labels; return the axes.
 
     Every region gets its own colour, vivid when it is (relatively) bounded and pale otherwise (with
     ``shade_bounded=False`` all are pale). An arrangement of rank 2 in a higher dimension (such as the braid
     arrangement of ``R^3``) is drawn through its essentialization (:func:`planar`). A region's label is its sign
     vector over ``-``/``+`` (hyperplane order), written at the centroid of its visible part; hyperplane ``i`` is
-    labelled ``names[i]`` (default ``H{i}``) near one end.
+    labelled ``names[i]`` (default ``H{i}``) near one end. A sign vector that does not fit inside its region, or
+    would overlap another, is left out (:func:`place_labels`). ``cmap`` takes the regions' colours from a
+    matplotlib colour map (unbounded regions lightened).
 
     Examples
     --------
@@ -150,7 +154,7 @@ def plot_arrangement(arrangement: "Arrangement", *, ax: Any = None, window: Any 
     >>> ax = plot_arrangement(braid(3).essentialization())  # doctest: +SKIP
     """
     from polyregions.plotting._backend import new_axes
-    from polyregions.plotting.colors import PALE, VIVID, distinct_colors
+    from polyregions.plotting.colors import PALE, VIVID, cmap_colors, distinct_colors, lighten
     from polyregions.plotting.regions import _edge_collection, _finish, draw_polygons
 
     arrangement, essentialized = planar(arrangement)
@@ -162,32 +166,99 @@ def plot_arrangement(arrangement: "Arrangement", *, ax: Any = None, window: Any 
     window = arrangement_window(arrangement) if window is None else window
     regions = arrangement.regions()
     polygons = arrangement_polygons(arrangement, window=window)
-    vivid = distinct_colors(len(regions), lightness=VIVID, saturation=(0.55, 0.4))
-    pale = distinct_colors(len(regions), lightness=PALE, saturation=(0.6, 0.4))
+    if cmap is None:
+        vivid = distinct_colors(len(regions), lightness=VIVID, saturation=(0.55, 0.4))
+        pale = distinct_colors(len(regions), lightness=PALE, saturation=(0.6, 0.4))
+    else:
+        vivid = cmap_colors(len(regions), cmap)
+        pale = [lighten(c, 0.7) for c in vivid]
     colors = [vivid[i] if shade_bounded and r.bounded else pale[i] for i, r in enumerate(regions)]
     draw_polygons(ax, polygons, colors)
     segments = hyperplane_segments(arrangement, window=window)
     _edge_collection(ax, [s.vertices for _, s in segments], color="black", linewidth=1.0, zorder=2)
-    if labels:
-        for region, polygon in zip(regions, polygons):
-            if polygon.is_degenerate:
-                continue
-            x, y = polygon.centroid()
-            ax.text(float(x), float(y), region.sign_string.replace("-", "\u2212"), ha="center", va="center",
-                    fontsize=fontsize, family="monospace", zorder=4)
-    if hyperplane_labels:
-        for i, segment in segments:
-            (x0, y0), (x1, y1) = segment.vertices
-            x, y = x0 + (x1 - x0) / 20, y0 + (y1 - y0) / 20
-            ax.text(float(x), float(y), names[i], fontsize=fontsize, color="black", zorder=5,
-                    bbox=dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none", alpha=0.8))
+    # (labels are placed once the axes have their final limits, so that their extents can be measured)
     if title is None:
         bounded = sum(1 for r in regions if r.bounded)
         title = f"{len(arrangement)} lines, {len(regions)} regions, {bounded} bounded"
         if essentialized:
             title += " (essentialized)"
     _finish(ax, window, labels=("x1", "x2"), title=title)
+    names_drawn = []
+    if hyperplane_labels:
+        for i, segment in segments:
+            (x0, y0), (x1, y1) = segment.vertices
+            x, y = x0 + (x1 - x0) / 20, y0 + (y1 - y0) / 20
+            names_drawn.append(ax.text(float(x), float(y), names[i], fontsize=fontsize, color="black", zorder=5,
+                                       bbox=dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none",
+                                                 alpha=0.8)))
+    if labels:
+        shown = [(polygon, region.sign_string.replace("-", "\u2212")) for region, polygon in zip(regions, polygons)
+                 if not polygon.is_degenerate]
+        place_labels(ax, shown, fontsize=fontsize, avoid=names_drawn)
     return ax
+
+
+def place_labels(ax: Any, items: Sequence[tuple[Polygon, str]], *, fontsize: float, avoid: Sequence[Any] = ()
+                 ) -> int:
+    """Write each text at the centroid of its polygon, never two overlapping; return how many were left out.
+
+    Largest polygons first: a label that fits inside its polygon is written plainly; then each of the others on
+    a white box over the lines if it overlaps no label already written, and left out otherwise (the Catalan
+    arrangement's small triangles: its neighbours' labels identify such a region). Extents are measured in
+    display coordinates, so the rule holds at any figure and font size. No label overlaps the texts ``avoid``
+    either (the hyperplanes' names).
+    """
+    renderer = _renderer(ax)
+    ax.apply_aspect()
+    placed: list[Any] = [] if renderer is None else [t.get_window_extent(renderer) for t in avoid]
+    later = []
+    for polygon, text in sorted(items, key=lambda item: -float(item[0].area())):
+        artist = _label(ax, polygon, text, fontsize)
+        if renderer is None:
+            continue
+        box = artist.get_window_extent(renderer).expanded(1.08, 1.15)
+        if _box_inside(ax, box, polygon) and not any(box.overlaps(other) for other in placed):
+            placed.append(box)
+        else:
+            artist.remove()
+            later.append((polygon, text))
+    dropped = 0
+    for polygon, text in later:
+        artist = _label(ax, polygon, text, fontsize, boxed=True)
+        box = artist.get_window_extent(renderer).expanded(1.1, 1.2)
+        if any(box.overlaps(other) for other in placed):
+            artist.remove()
+            dropped += 1
+        else:
+            placed.append(box)
+    return dropped
+
+
+def _label(ax: Any, polygon: Polygon, text: str, fontsize: float, *, boxed: bool = False) -> Any:
+    x, y = polygon.centroid()
+    box = dict(boxstyle="round,pad=0.12", facecolor="white", edgecolor="none", alpha=0.85) if boxed else None
+    return ax.text(float(x), float(y), text, ha="center", va="center", fontsize=fontsize, family="monospace",
+                   zorder=4, bbox=box)
+
+
+def _renderer(ax: Any) -> Any:
+    """The renderer of the axes' figure, to measure text (None on a canvas that cannot give one)."""
+    get = getattr(ax.figure.canvas, "get_renderer", None)
+    return get() if get is not None else None
+
+
+def _box_inside(ax: Any, box: Any, polygon: Polygon) -> bool:
+    """Whether the four corners of a display-space box lie in the (convex) polygon, in floating point."""
+    corners = ax.transData.inverted().transform([(box.x0, box.y0), (box.x1, box.y0), (box.x1, box.y1),
+                                                 (box.x0, box.y1)])
+    vertices = polygon.to_float()
+    n = len(vertices)
+    for i in range(n):
+        (x0, y0), (x1, y1) = vertices[i], vertices[(i + 1) % n]
+        for cx, cy in corners:
+            if (x1 - x0) * (cy - y0) - (y1 - y0) * (cx - x0) < 0:  # right of a counter-clockwise edge
+                return False
+    return True
 
 
 def _poset_of(source: Any) -> "IntersectionPoset":

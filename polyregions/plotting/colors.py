@@ -14,11 +14,17 @@ Examples
 from __future__ import annotations
 
 import colorsys
-from typing import Sequence
+import hashlib
+from typing import Any, Sequence
 
 from polyregions.errors import InvalidInputError
 
-__all__ = ["distinct_colors", "PALE", "VIVID", "class_colors", "lighten", "to_hex"]
+__all__ = ["distinct_colors", "PALE", "VIVID", "class_colors", "lighten", "to_hex", "pattern_colors", "colormap",
+           "cmap_colors", "COLOR_SCHEMES"]
+
+#: How regions are coloured: by their index in the complex (far-apart hues, the default) or by a hash of their
+#: activation pattern (a region keeps its colour from one checkpoint of a network to the next).
+COLOR_SCHEMES = ("index", "pattern")
 
 _GOLDEN = 0.6180339887498949
 _ROOT2 = 0.4142135623730951
@@ -109,3 +115,76 @@ def to_hex(rgb: Sequence[float]) -> str:
     '#ff0080'
     """
     return "#" + "".join(f"{int(round(255 * c)):02x}" for c in rgb)
+
+
+def _grid(rgb: Sequence[float]) -> tuple[float, float, float]:
+    r, g, b = (round(255 * min(max(float(c), 0.0), 1.0)) / 255 for c in rgb[:3])
+    return r, g, b
+
+
+def colormap(name: str) -> Any:
+    """The matplotlib colour map called ``name`` (any registered one: ``viridis``, ``tab20``, ``Pastel1``...);
+    :class:`~polyregions.errors.InvalidInputError` naming a few when there is none."""
+    from matplotlib import colormaps
+
+    try:
+        return colormaps[name]
+    except KeyError:
+        known = ", ".join(n for n in ("viridis", "cividis", "tab20", "Pastel1", "Set3", "twilight") if n in colormaps)
+        raise InvalidInputError(f"colour map: expected a matplotlib colour map such as {known}, got {name!r}") \
+            from None
+
+
+def cmap_colors(n: int, name: str) -> list[tuple[float, float, float]]:
+    """``n`` colours from the colour map ``name``: a qualitative map's own colours in turn, or points of a
+    continuous map spread by the golden ratio (neighbouring indices far apart), on the ``k / 255`` grid.
+
+    Examples
+    --------
+    >>> [to_hex(c) for c in cmap_colors(3, "tab10")]
+    ['#1f77b4', '#ff7f0e', '#2ca02c']
+    """
+    cmap = colormap(name)
+    listed = getattr(cmap, "colors", None)
+    if listed is not None and len(listed) <= 32:
+        return [_grid(listed[i % len(listed)]) for i in range(n)]
+    return [_grid(cmap(((i + 0.5) * _GOLDEN) % 1.0)) for i in range(n)]
+
+
+def _pattern_units(patterns: Any) -> list[tuple[float, float, float]]:
+    """Three numbers in ``[0, 1)`` per pattern, from a BLAKE2b hash of its pieces as 64-bit integers: the same
+    pattern gives the same numbers on every machine, whatever array type it came in."""
+    import numpy as np
+
+    rows = np.asarray(patterns, dtype=np.int64)
+    if rows.ndim == 1:
+        rows = rows.reshape(1, -1) if rows.size else rows.reshape(0, 0)
+    out = []
+    for row in rows:
+        digest = hashlib.blake2b(row.tobytes(), digest_size=6).digest()
+        out.append((int.from_bytes(digest[:2], "big") / 65536, int.from_bytes(digest[2:4], "big") / 65536,
+                    int.from_bytes(digest[4:], "big") / 65536))
+    return out
+
+
+def pattern_colors(patterns: Any, *, cmap: str | None = None) -> list[tuple[float, float, float]]:
+    """One colour per activation pattern (rows of ``patterns``), decided by the pattern alone.
+
+    A region keeps its colour wherever its pattern appears: in two checkpoints of one network, in a complex
+    and its refinement's regions, in two engines' output. By default the colours are muted (lightness 0.68 to
+    0.84, saturation 0.35 to 0.6), so that thousands of regions do not make a busy picture; with ``cmap`` they
+    are points of that matplotlib colour map. Two patterns may get similar colours: stability is bought with
+    distinctness (use the default index colouring where every region must differ).
+
+    Examples
+    --------
+    >>> pattern_colors([(1, 0, 1)]) == pattern_colors([[1, 0, 1]]) != pattern_colors([(0, 1, 1)])
+    True
+    >>> to_hex(pattern_colors([(1, 0, 1)])[0])
+    '#c6bee6'
+    """
+    units = _pattern_units(patterns)
+    if cmap is not None:
+        chosen = colormap(cmap)
+        return [_grid(chosen(u)) for u, _, _ in units]
+    return [_grid(colorsys.hls_to_rgb(u, 0.68 + 0.16 * v, 0.35 + 0.25 * w)) for u, v, w in units]

@@ -64,11 +64,12 @@ def layer_complexes(network: "Network", domain: "Domain", *, engine: "Engine" = 
 
 
 def plot_layers(network: "Network", domain: "Domain", *, color_by: str = "pattern", engine: "Engine" = "auto",
-                window: Any = None, panel_size: float = 3.2, edges: bool | None = None, complexes: Any = None):
+                window: Any = None, panel_size: float = 3.2, edges: bool | None = None, complexes: Any = None,
+                colors: str = "index", cmap: str | None = None):
     """One panel per hidden layer: the regions of the network truncated after it, on a 2-D domain.
 
     Returns the matplotlib figure. ``complexes`` may pass the result of :func:`layer_complexes` to avoid
-    computing it again.
+    computing it again. ``colors`` and ``cmap`` are passed to :func:`~polyregions.plotting.plot_regions`.
 
     Examples
     --------
@@ -76,7 +77,7 @@ def plot_layers(network: "Network", domain: "Domain", *, color_by: str = "patter
     >>> from polyregions.regions.domains import box
     >>> figure = plot_layers(he_normal([2, 8, 8, 8], seed=0), box([-1, -1], [1, 1]))  # doctest: +SKIP
     """
-    from polyregions.plotting._backend import pyplot
+    from polyregions.plotting._backend import figure_size, pyplot
     from polyregions.plotting.regions import plot_regions
 
     if domain.dim != 2:
@@ -84,11 +85,12 @@ def plot_layers(network: "Network", domain: "Domain", *, color_by: str = "patter
     if complexes is None:
         complexes = layer_complexes(network, domain, engine=engine)
     plt = pyplot()
-    figure, axes = plt.subplots(1, len(complexes), figsize=(panel_size * len(complexes), panel_size + 0.4),
-                                squeeze=False)
+    figure, axes = plt.subplots(1, len(complexes), squeeze=False,
+                                figsize=figure_size((panel_size * len(complexes), panel_size + 0.4)))
     for l, (ax, complex_) in enumerate(zip(axes[0], complexes)):
         title = f"after layer {l + 1}: {len(complex_)} regions"
-        plot_regions(complex_, color_by=color_by, ax=ax, window=window, edges=edges, title=title)
+        plot_regions(complex_, color_by=color_by, ax=ax, window=window, edges=edges, title=title, colors=colors,
+                     cmap=cmap)
         if l:
             ax.set_ylabel("")
     figure.tight_layout()

@@ -19,13 +19,15 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Sequence
 
 from polyregions.errors import InvalidInputError
+from polyregions.plotting._quick import coordinate_names
 from polyregions.plotting.polygons import Polygon, clip, default_window, polygon_from_inequalities, window_polygon
 
 if TYPE_CHECKING:
     from polyregions.regions.complex import RegionComplex
     from polyregions.regions.domains import Domain
 
-__all__ = ["COLORINGS", "domain_window", "region_polygons", "class_polygons", "plot_regions", "draw_polygons"]
+__all__ = ["COLORINGS", "domain_window", "region_polygons", "class_polygons", "plot_regions", "draw_polygons",
+           "region_colors"]
 
 #: The values of ``color_by``.
 COLORINGS = ("pattern", "linear", "class")
@@ -185,7 +187,8 @@ def _finish(ax: Any, window: tuple, *, labels: tuple[str, str], title: str | Non
 def plot_regions(complex_: "RegionComplex", *, color_by: str = "pattern", ax: Any = None, window: Any = None,
                  edges: bool | None = None, edge_color: Any = "black", linewidth: float = 0.3,
                  boundary_color: Any = "white", boundary_width: float = 1.5, points: Any = None,
-                 point_labels: Any = None, title: str | None = None, seed_offset: int = 0):
+                 point_labels: Any = None, title: str | None = None, seed_offset: int = 0, colors: str = "index",
+                 cmap: str | None = None, legend: bool = True):
     """Draw the regions of a complex on a 2-D domain; return the matplotlib axes.
 
     Parameters
@@ -206,6 +209,17 @@ def plot_regions(complex_: "RegionComplex", *, color_by: str = "pattern", ax: An
         Default: the numbers of activation and linear regions.
     seed_offset : int
         Shifts the sequence of region colours.
+    colors : {"index", "pattern"}
+        ``"index"``: far-apart hues in region order (every region differs from its neighbours; the default).
+        ``"pattern"``: muted colours hashed from each region's activation pattern
+        (:func:`~polyregions.plotting.colors.pattern_colors`), so that a region shared by two checkpoints of a
+        network, or by two networks that differ after the last hidden layer, has one colour in both pictures.
+        A linear region takes the colour of its first activation region.
+    cmap : str, optional
+        A matplotlib colour map to take the colours from (``"viridis"``, ``"tab20"``, ``"Pastel1"``...); for
+        ``color_by="class"``, the classes' colours.
+    legend : bool
+        With ``color_by="class"``, a legend naming the classes' colours, outside the axes on the right.
 
     Examples
     --------
@@ -215,7 +229,7 @@ def plot_regions(complex_: "RegionComplex", *, color_by: str = "pattern", ax: An
     >>> ax = plot_regions(enumerate_regions(he_normal([2, 8, 8], seed=0), box([-1, -1], [1, 1])))  # doctest: +SKIP
     """
     from polyregions.plotting._backend import new_axes
-    from polyregions.plotting.colors import class_colors, distinct_colors, lighten
+    from polyregions.plotting.colors import class_colors, cmap_colors, lighten
 
     _check_2d(complex_, "plot_regions")
     if color_by not in COLORINGS:
@@ -227,24 +241,21 @@ def plot_regions(complex_: "RegionComplex", *, color_by: str = "pattern", ax: An
     polygons = region_polygons(complex_, window=window)
     if edges is None:
         edges = color_by == "pattern"
-    if color_by == "pattern":
-        draw_polygons(ax, polygons, distinct_colors(len(polygons), offset=seed_offset))
-    elif color_by == "linear":
-        linear = complex_.linear_regions
-        palette = distinct_colors(len(linear), offset=seed_offset)
-        colour_of = {}
-        for k, members in enumerate(linear):
-            for i in members:
-                colour_of[i] = palette[k]
-        draw_polygons(ax, polygons, [colour_of[i] for i in range(len(polygons))])
+    if color_by in ("pattern", "linear"):
+        draw_polygons(ax, polygons, region_colors(complex_, color_by=color_by, colors=colors, cmap=cmap,
+                                                  offset=seed_offset))
     else:
         pieces = class_polygons(complex_, polygons=polygons)
         outputs = complex_.network.output_dim
-        palette = [lighten(c, 0.45) for c in class_colors(2 if outputs == 1 else outputs)]
+        count = 2 if outputs == 1 else outputs
+        palette = (cmap_colors(count, cmap) if cmap is not None
+                   else [lighten(c, 0.45) for c in class_colors(count)])
         draw_polygons(ax, [p for _, _, p in pieces], [palette[k] for _, k, _ in pieces])
         boundary = [segment for _, _, p in pieces
                     for segment in p.edge_segments(lambda label: isinstance(label, tuple) and label[0] == "class")]
         _edge_collection(ax, boundary, color=boundary_color, linewidth=boundary_width, zorder=3)
+        if legend:
+            _class_legend(ax, palette, sorted({k for _, k, _ in pieces}))
     if edges:
         segments = [segment for p in polygons if not p.is_degenerate for segment in p.edge_segments()]
         _edge_collection(ax, segments, color=edge_color, linewidth=linewidth, zorder=2)
@@ -252,9 +263,57 @@ def plot_regions(complex_: "RegionComplex", *, color_by: str = "pattern", ax: An
         _scatter(ax, points, point_labels)
     if title is None:
         title = f"{len(complex_)} activation regions, {len(complex_.linear_regions)} linear regions"
-    coordinates = ("x1", "x2") if complex_.domain.kind in ("box", "polytope", "space") else ("t1", "t2")
-    _finish(ax, window, labels=coordinates, title=title)
+    _finish(ax, window, labels=coordinate_names(complex_.domain), title=title)
     return ax
+
+
+def region_colors(complex_: "RegionComplex", *, color_by: str = "pattern", colors: str = "index",
+                  cmap: str | None = None, offset: int = 0) -> list[tuple[float, float, float]]:
+    """The colour of every region of ``complex_`` (in region order) as :func:`plot_regions` draws it with
+    ``color_by`` ``"pattern"`` or ``"linear"``, ``colors`` and ``cmap``.
+
+    Examples
+    --------
+    Colours hashed from patterns do not depend on the rest of the network: two networks that differ only in
+    their output layer colour every region alike.
+
+    >>> from polyregions.networks.network import Network
+    >>> from polyregions.regions.domains import box
+    >>> from polyregions.regions.enumeration import enumerate_regions
+    >>> hidden = ([[1, 0], [0, 1]], [0, 0], "relu")
+    >>> one = enumerate_regions(Network.from_layers(2, [hidden, ([[1, 1]], [0], "linear")]), box([-1, -1], [1, 1]))
+    >>> two = enumerate_regions(Network.from_layers(2, [hidden, ([[3, -1]], [2], "linear")]), box([-1, -1], [1, 1]))
+    >>> region_colors(one, colors="pattern") == region_colors(two, colors="pattern")
+    True
+    """
+    from polyregions.plotting.colors import COLOR_SCHEMES, cmap_colors, distinct_colors, pattern_colors
+
+    if colors not in COLOR_SCHEMES:
+        raise InvalidInputError(f"colors: expected one of {', '.join(COLOR_SCHEMES)}, got {colors!r}")
+    if color_by == "pattern":
+        if colors == "pattern":
+            return pattern_colors(complex_._pattern_matrix, cmap=cmap)
+        return cmap_colors(len(complex_), cmap) if cmap is not None else distinct_colors(len(complex_), offset=offset)
+    linear = complex_.linear_regions
+    if colors == "pattern":
+        firsts = [min(members) for members in linear]
+        palette = pattern_colors(complex_._pattern_matrix[firsts], cmap=cmap)
+    else:
+        palette = cmap_colors(len(linear), cmap) if cmap is not None else distinct_colors(len(linear), offset=offset)
+    colour_of: dict[int, tuple[float, float, float]] = {}
+    for k, members in enumerate(linear):
+        for i in members:
+            colour_of[i] = palette[k]
+    return [colour_of[i] for i in range(len(complex_))]
+
+
+def _class_legend(ax: Any, palette: Sequence[Any], classes: Sequence[int]) -> None:
+    """A legend of the classes drawn, outside the axes on the right (where it hides no region)."""
+    from matplotlib.patches import Patch
+
+    handles = [Patch(facecolor=palette[k], edgecolor="none", label=f"class {k}") for k in classes]
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, frameon=False,
+              title="predicted", handlelength=1.2)
 
 
 def _scatter(ax: Any, points: Any, labels: Any) -> None:

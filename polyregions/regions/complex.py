@@ -221,7 +221,13 @@ class Region:
         return hash(self.pattern)
 
     def __repr__(self) -> str:
-        return f"Region(pattern={self.pattern!r})"
+        """``Region(pattern=...)``; a pattern of more than 40 neurons is shortened to its ends and its length, so
+        that a list of regions prints in a few lines."""
+        pattern = self.pattern
+        if len(pattern) <= 40:
+            return f"Region(pattern={pattern!r})"
+        ends = ", ".join(map(str, pattern[:8])) + ", ..., " + ", ".join(map(str, pattern[-4:]))
+        return f"Region(pattern=({ends}), {len(pattern)} neurons)"
 
     def __reduce__(self):
         return Region, (self.pattern, self.A, self.b, self.interior_point, self.network)
@@ -294,7 +300,8 @@ class Region:
         return all(dot(row, t) < bi for row, bi in zip(self.A, self.b))
 
     def _repr_html_(self) -> str:
-        """A table for notebooks: the pattern, the number of inequalities, the interior point, boundedness.
+        """A table for notebooks: the pattern, the number of inequalities, the interior point, boundedness; with
+        a picture of a 2-D region beside it (:meth:`_repr_png_`).
 
         Examples
         --------
@@ -311,34 +318,23 @@ class Region:
         <tr><th>bounded</th><td>yes</td></tr>
         </table>
         """
-        from polyregions._display import html_table, yes_no
+        from polyregions._display import display_html, yes_no
         from polyregions.exact.rationals import format_rational
 
         point = "(" + ", ".join(format_rational(Fraction(v)) for v in self.interior_point) + ")"
-        return html_table("Region", [("pattern", self.pattern), ("inequalities", len(self.A)),
-                                     ("interior point", point), ("bounded", yes_no(self.polytope.is_bounded()))])
+        rows = [("pattern", self.pattern), ("inequalities", len(self.A)), ("interior point", point),
+                ("bounded", yes_no(self.polytope.is_bounded()))]
+        return display_html("Region", rows, self._repr_png_())
 
     def _repr_png_(self) -> bytes | None:
-        """A picture of a 2-D region (its polygon and interior point) as PNG bytes; None in another dimension
-        or without matplotlib."""
+        """A picture of a 2-D region (its polygon and interior point, in floating point) as PNG bytes, made once;
+        None in another dimension or without matplotlib."""
         if self.dim != 2:
             return None
-        from polyregions._display import png_picture
-        from polyregions.plotting.polygons import default_window, polygon_from_inequalities, window_polygon
-        from polyregions.plotting.regions import _edge_collection, _finish, draw_polygons
+        from polyregions._display import cached_picture, png_picture
+        from polyregions.plotting._quick import draw_region
 
-        point = self.interior_point
-        window = default_window([point, *self.polytope.vertices()])
-        polygon = polygon_from_inequalities(self.A, self.b, window=window_polygon(*window))
-
-        def draw(ax):
-            draw_polygons(ax, [polygon], ["#8fb3de"])
-            rows = polygon.edge_segments(lambda label: label[0] == "row")  # not the window's edges
-            _edge_collection(ax, rows, color="black", linewidth=0.8, zorder=2)
-            ax.plot([float(point[0])], [float(point[1])], "k.", zorder=3)
-            _finish(ax, window, labels=("t1", "t2"), title=f"pattern {self.pattern}")
-
-        return png_picture(draw)
+        return cached_picture(self, lambda: png_picture(lambda ax: draw_region(ax, self)))
 
 
 class _Rows:
@@ -609,8 +605,32 @@ class RegionComplex:
             "engine": self.engine,
         }
 
+    def __repr__(self) -> str:
+        """The counts, the domain and the engine in one line (the network and the regions are in the fields)."""
+        from polyregions._display import count_text
+
+        exact = "exact" if self.exact else "not certified"
+        return (f"<RegionComplex: {count_text(len(self), 'activation region')}, "
+                f"{count_text(self._num_linear_regions(), 'linear region')}, "
+                f"{count_text(self.network.num_neurons, 'neuron')} on a {self._domain_text()}; "
+                f"engine {self.engine or 'unnamed'}, {exact}>")
+
+    def _domain_text(self) -> str:
+        """``box [-1, 1]^2``, ``box [0, 1] x [-1, 2]`` or ``slice, dimension 2``: the bounds of a box when they are
+        short to write, else its kind and dimension."""
+        from polyregions.exact.rationals import format_rational
+
+        domain = self.domain
+        if domain.kind == "box" and domain.lower is not None and domain.upper is not None:
+            sides = [f"[{format_rational(lo)}, {format_rational(hi)}]" for lo, hi in zip(domain.lower, domain.upper)]
+            text = " x ".join(sides) if len(set(sides)) > 1 else sides[0] + (f"^{len(sides)}" if len(sides) > 1 else "")
+            if len(text) <= 60:
+                return f"box {text}"
+        return f"{domain.kind}, dimension {domain.dim}"
+
     def _repr_html_(self) -> str:
-        """A table for notebooks: the domain, the counts, the exact flag and the engine.
+        """A table for notebooks: the domain, the counts, the exact flag and the engine; on a 2-D domain, with
+        the picture of :meth:`_repr_png_` beside it.
 
         Examples
         --------
@@ -620,7 +640,7 @@ class RegionComplex:
         >>> print(enumerate_regions(sawtooth(2), box([0], [1]))._repr_html_())
         <table>
         <caption>RegionComplex</caption>
-        <tr><th>domain</th><td>box, dimension 1</td></tr>
+        <tr><th>domain</th><td>box [0, 1]</td></tr>
         <tr><th>activation regions</th><td>4</td></tr>
         <tr><th>linear regions</th><td>4</td></tr>
         <tr><th>adjacent pairs</th><td>3</td></tr>
@@ -629,27 +649,30 @@ class RegionComplex:
         <tr><th>engine</th><td>mesh</td></tr>
         </table>
         """
-        from polyregions._display import html_table, yes_no
+        from polyregions._display import display_html, yes_no
 
-        return html_table("RegionComplex", [
-            ("domain", f"{self.domain.kind}, dimension {self.domain.dim}"),
+        return display_html("RegionComplex", [
+            ("domain", self._domain_text()),
             ("activation regions", len(self)),
             ("linear regions", self._num_linear_regions()),
             ("adjacent pairs", len(self._edge_arrays[0])),
             ("neurons", self.network.num_neurons),
             ("exact", yes_no(self.exact)),
             ("engine", self.engine or "unnamed"),
-        ])
+        ], self._repr_png_())
 
     def _repr_png_(self) -> bytes | None:
-        """The regions of a 2-D domain drawn by :func:`polyregions.plotting.plot_regions`, as PNG bytes; None
-        for a domain of another dimension or without matplotlib."""
-        if self.domain.dim != 2:
-            return None
-        from polyregions._display import png_picture
-        from polyregions.plotting.regions import plot_regions
+        """The regions of a 2-D domain as PNG bytes, drawn once from floating-point polygons
+        (:mod:`polyregions.plotting._quick`) with colours hashed from the patterns; None for a domain of
+        another dimension, above :data:`polyregions._display.MAX_DRAWN_REGIONS` regions, or without matplotlib.
+        :func:`polyregions.plotting.plot_regions` draws the exact picture."""
+        from polyregions._display import MAX_DRAWN_REGIONS, cached_picture, png_picture
 
-        return png_picture(lambda ax: plot_regions(self, ax=ax))
+        if self.domain.dim != 2 or len(self) > MAX_DRAWN_REGIONS:
+            return None
+        from polyregions.plotting._quick import draw_complex
+
+        return cached_picture(self, lambda: png_picture(lambda ax: draw_complex(ax, self)))
 
 
 def complex_from_arrays(network, domain, regions: "Sequence[Region]", patterns: np.ndarray,
