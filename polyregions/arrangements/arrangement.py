@@ -157,12 +157,14 @@ class Arrangement:
         return f"<Arrangement of {len(self)} hyperplanes in R^{self.dim}{where}>"
 
     def _repr_html_(self) -> str:
-        """A table for notebooks: dimension, rank, hyperplanes, regions, bounded regions and ``chi(t)``.
+        """A table for notebooks: dimension, rank, hyperplanes, regions, bounded regions and ``chi(t)``; with the
+        picture of :meth:`_repr_png_` beside it when there is one.
 
         Examples
         --------
         >>> from polyregions.arrangements import braid
-        >>> print(braid(3)._repr_html_())
+        >>> html = braid(3)._repr_html_()
+        >>> print(html[html.index("<table>"):html.index("</table>") + len("</table>")])
         <table>
         <caption>Arrangement</caption>
         <tr><th>dimension</th><td>3</td></tr>
