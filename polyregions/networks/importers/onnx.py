@@ -1,11 +1,23 @@
 """ONNX models as exact graph networks: a thin reader over the operator table.
 
 :func:`graph_from_onnx` walks the nodes of an ONNX graph in order and hands each one, through a small
-translator (attributes and optional inputs read the ONNX way), to the entries of
-:mod:`polyregions.networks.importers.operators`, the same table the PyTorch readers use. Values are the table's:
-a tensor computed from the input, or a constant (an initializer, a ``Constant`` node, or any node whose inputs
-are all constants, evaluated on the way). So the shape computations of either of torch's exporters (``Shape``,
-``Gather``, ``Slice``, ``Concat``, ``Mod``, ``Div``... before a ``Reshape``) fold to constant shapes.
+translator (attributes and optional inputs read the ONNX way, as attributes in older opsets and inputs in newer
+ones), to the entries of :mod:`polyregions.networks.importers.operators`, the table the PyTorch readers use.
+Values are the table's: a tensor computed from the input, or a constant (an initializer, a ``Constant`` node, or
+any node whose inputs are all constants, evaluated on the way). So the shape computations of either of torch's
+exporters (``Shape``, ``Gather``, ``Slice``, ``Concat``, ``Mod``, ``Div``... before a ``Reshape``) fold to
+constant shapes.
+
+* On tensors computed from the input: Gemm, MatMul (by a constant matrix), Conv (1-D and 2-D; ``pads``,
+  ``auto_pad``, strides, dilations, groups), MaxPool (symmetric padding), AveragePool (any padding, either
+  ``count_include_pad``), GlobalAveragePool, GlobalMaxPool, BatchNormalization (inference), Relu, LeakyRelu,
+  PRelu, Clip, HardSigmoid, Max and Min (variadic), ReduceMax, ReduceMin, ReduceMean and ReduceSum (over the
+  spatial axes), Add, Sub, Mul, Div (by constants; Add and Sub of two tensors), Neg, Sum, Concat, Flatten,
+  Reshape, Transpose, Squeeze, Unsqueeze, Pad (constant mode), Identity, Dropout (inference), Cast (to a float
+  type) and Expand (to the tensor's own shape).
+* On constants only (folded): Constant, Shape, Size, Gather, Slice, ConstantOfShape, Range, Equal, Less, Greater,
+  LessOrEqual, GreaterOrEqual, And, Or, Xor, Not, Where, Floor, Ceil, Abs, Mod, Cast and CastLike, and every
+  operator above.
 
 Every float is taken at its exact binary value (attributes are binary32, initializers their own dtype); folded
 arithmetic is exact (integers as integers, integer ``Div`` truncating as ONNX does, other numbers as fractions,
@@ -149,9 +161,8 @@ class _Node:
     """One node being read: its inputs' values, attributes and the builder."""
 
     def __init__(self, proto: Any, inputs: list[Any], attrs: dict[str, Any], builder: GraphBuilder,
-                 opset: int, onnx: Any) -> None:
-        self.proto, self.inputs, self.attrs, self.b, self.opset, self.onnx = \
-            proto, inputs, attrs, builder, opset, onnx
+                 onnx: Any) -> None:
+        self.proto, self.inputs, self.attrs, self.b, self.onnx = proto, inputs, attrs, builder, onnx
         self.op = proto.op_type
 
     def has(self, i: int) -> bool:
@@ -275,11 +286,9 @@ def _cast(n: _Node) -> Any:
     x = n.value(0)
     if n.op == "Cast":
         to = int(n.attrs.get("to", 1))
-    else:
-        like = n.value(1)
-        to = 1 if is_symbolic(like) else 7 if _is_integer(like) and not (
-            isinstance(like, np.ndarray) and like.dtype.kind == "b") else _BOOL if \
-            constant_array(like, "target_type").dtype.kind == "b" else 1
+    else:  # the type of the second input: a tensor computed from the input is a float tensor
+        kind = "f" if is_symbolic(n.value(1)) else np.asarray(n.value(1)).dtype.kind
+        to = _BOOL if kind == "b" else 7 if kind in "iu" else 1
     if is_symbolic(x):
         if to not in _FLOAT_TYPES:
             raise Unsupported(f"to: expected a float type for a tensor computed from the input, got type {to}")
@@ -781,8 +790,7 @@ def _pad(n: _Node) -> Any:
     return call(n.b, "constant_pad_nd", [x, flat], {"value": 0 if value is None else value})
 
 
-#: The ONNX operators :func:`graph_from_onnx` reads (those marked in the module's docstring as constants-only
-#: are folded where all their inputs are constants).
+#: The ONNX operators :func:`graph_from_onnx` reads (some on constants only: see the module's docstring).
 SUPPORTED_OPERATORS: tuple[str, ...] = tuple(sorted(_TRANSLATORS))
 
 
@@ -790,8 +798,6 @@ SUPPORTED_OPERATORS: tuple[str, ...] = tuple(sorted(_TRANSLATORS))
 
 def _read(model: Any, what: str, onnx: Any) -> GraphNetwork:
     graph = model.graph
-    opset = next((int(o.version) for o in model.opset_import if o.domain in ("", "ai.onnx")),
-                 int(onnx.defs.onnx_opset_version()))
     values: dict[str, Any] = {}
     for tensor in graph.initializer:
         try:
@@ -805,7 +811,7 @@ def _read(model: Any, what: str, onnx: Any) -> GraphNetwork:
     builder = GraphBuilder(_input_shape(inputs[0], what), what)
     values[inputs[0].name] = builder.input
     for node in graph.node:
-        _read_node(node, values, builder, opset, what, onnx)
+        _read_node(node, values, builder, what, onnx)
     if len(graph.output) != 1:
         raise InvalidInputError(f"{what}: graph.output: expected one output, got {len(graph.output)}")
     name = graph.output[0].name
@@ -837,7 +843,7 @@ def _attributes(node: Any, onnx: Any) -> dict[str, Any]:
     return attrs
 
 
-def _read_node(node: Any, values: dict[str, Any], builder: GraphBuilder, opset: int, what: str, onnx: Any) -> None:
+def _read_node(node: Any, values: dict[str, Any], builder: GraphBuilder, what: str, onnx: Any) -> None:
     label = node.name or (node.output[0] if node.output else node.op_type)
     where = f"{what}: node '{label}' ({node.op_type})"
     try:
@@ -849,7 +855,7 @@ def _read_node(node: Any, values: dict[str, Any], builder: GraphBuilder, opset: 
             note = " (not piecewise linear)" if node.op_type in _NOT_PIECEWISE_LINEAR else ""
             raise Unsupported(f"expected one of the operators {listed}, got {node.op_type}{note}")
         inputs = [_input(values, name) if name else None for name in node.input]
-        result = translator(_Node(node, inputs, _attributes(node, onnx), builder, opset, onnx))
+        result = translator(_Node(node, inputs, _attributes(node, onnx), builder, onnx))
     except Unsupported as error:
         raise InvalidInputError(f"{where}: {error}") from None
     except InvalidInputError as error:  # an operation's own check, already prefixed with the model's name
