@@ -4,6 +4,7 @@ torch's, for exported models) to float precision; unsupported operators get one 
 import io
 import subprocess
 import sys
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -316,3 +317,39 @@ def test_batch_normalisation_global_pools_reduce_sum_and_transpose(opset):
     with pytest.raises(InvalidInputError, match=r"node 'y' \(BatchNormalization\): batch_norm: training: expected "
                                                 r"eval mode"):
         graph_from_onnx(_model64(training, [2, 2, 3], init, opset=15))
+
+
+def test_local_functions_are_inlined_and_half_precision_weights_read_exactly():
+    body = [helper.make_node("Relu", ["a"], ["r"]), helper.make_node("Sub", ["r", "a"], ["b"])]  # max(-a, 0)
+    function = helper.make_function("local", "NegPart", ["a"], ["b"], body, [helper.make_opsetid("", 17)])
+    weight = np.array([[0.1, -1.5], [2.0, 1.0 / 3.0]], dtype=np.float16)
+    nodes = [helper.make_node("Gemm", ["x", "W"], ["g"], transB=1),
+             helper.make_node("NegPart", ["g"], ["y"], domain="local")]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [numpy_helper.from_array(weight, "W")])
+    model = helper.make_model(graph, functions=[function],
+                              opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("local", 1)])
+    net = graph_from_onnx(model)
+    rows = [[Fraction(float(v)) for v in row] for row in weight.tolist()]
+    assert rows[0][0] != Fraction(1, 10)  # the binary16 value
+    x = [Fraction(1), Fraction(-2)]
+    assert net(x) == tuple(max(-(r[0] * x[0] + r[1] * x[1]), Fraction(0)) for r in rows)
+
+
+@pytest.mark.parametrize("nodes, message", [
+    ([helper.make_node("Dropout", ["x"], ["d", "mask"]), helper.make_node("Add", ["d", "mask"], ["y"])],
+     r"node 'y' \(Add\): input 'mask': expected a tensor or a constant, got a dropout's mask"),
+    ([helper.make_node("MaxPool", ["x"], ["p", "i"], kernel_shape=[2]), helper.make_node("Relu", ["i"], ["y"])],
+     r"node 'y' \(Relu\): input 'i': expected a tensor or a constant, got the indices of a maximum"),
+    ([helper.make_node("Relu", ["nowhere"], ["y"])], r"node 'y' \(Relu\): input 'nowhere': expected the graph's "
+                                                     r"input, an initializer or an earlier node's output"),
+    ([helper.make_node("Gather", ["x", "i"], ["y"])], r"node 'y' \(Gather\): expected constant inputs \(a shape "
+                                                      r"computation, folded while reading\), got the tensor 'x'"),
+    ([helper.make_node("Pad", ["x", "p"], ["y"], mode="reflect")], r"node 'y' \(Pad\): mode: expected constant, "
+                                                                  r"got reflect"),
+])
+def test_unusable_outputs_unknown_names_and_tensor_shape_operators_are_refused(nodes, message):
+    model = _model(nodes, [1, 4], [1, 2], {"i": np.array([0]), "p": np.array([0, 0, 1, 0, 0, 1])})
+    with pytest.raises(InvalidInputError, match="^m.onnx: " + message):
+        graph_from_onnx(model, what="m.onnx")
