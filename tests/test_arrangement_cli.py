@@ -130,3 +130,26 @@ def test_from_json_names_the_source():
     assert arrangement_from_json({"format": "polyregions.arrangement/1",
                                   "hyperplanes": [[1, -1, 0, 0], [1, 0, -1, 0], [0, 1, -1, 0]]}) == braid(3)
     assert shi(2).hyperplanes == ((1, -1, 0), (1, -1, 1))  # x1 - x2 = 0 and x1 - x2 = 1
+
+
+def test_a_big_listing_says_that_count_answers_at_once(capsys, monkeypatch):
+    from polyregions.cli import arrangement as command
+
+    # The thresholds lowered so that braid:4 (6 hyperplanes, 24 regions) stands for braid:9's 362,880.
+    monkeypatch.setattr(command, "LISTING_NOTICE_REGIONS", 10)
+    monkeypatch.setattr(command, "_FEW_HYPERPLANES", 1)
+    assert main(["arrangement", "--name", "braid:4", "--no-faces"]) == 0
+    captured = capsys.readouterr()
+    assert "braid:4 has 24 regions (from its characteristic polynomial)" in captured.err
+    assert "'polyregions arrangement --name braid:4 --count' gives the counts at once" in captured.err
+    assert "regions:                   24" in captured.out
+    assert main(["arrangement", "--name", "braid:4", "--no-faces", "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_long_counts_have_a_float_beside_them_in_text_only(capsys):
+    # 2^64 regions of the coordinate arrangement: 20 digits, with a float for the reader.
+    assert main(["arrangement", "--name", "coordinate:64", "--count"]) == 0
+    assert "regions:                   18446744073709551616 (~ 1.84467e+19)" in capsys.readouterr().out
+    summary = run_json(capsys, ["arrangement", "--name", "coordinate:64", "--count", "--json"])
+    assert summary["regions"] == 2 ** 64

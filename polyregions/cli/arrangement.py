@@ -10,7 +10,14 @@ import json
 
 from polyregions.cli._options import add_json_option, add_progress_options, wants_progress
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "run", "LISTING_NOTICE_REGIONS"]
+
+#: Listing more regions than this (with their faces) takes minutes: the command says so before it starts, and
+#: names the options that answer at once.
+LISTING_NOTICE_REGIONS = 20_000
+# Below this many hyperplanes no arrangement has that many regions in a dimension anyone lists (2^n at most
+# when n <= d, and the counting itself is instant): the count is not computed in advance.
+_FEW_HYPERPLANES = 12
 
 
 def add_parser(subparsers) -> None:
@@ -75,7 +82,9 @@ def run(args: argparse.Namespace) -> int:
             summary = count_summary(arrangement, method=args.method or "auto")
         print(json.dumps(summary) if args.json else _readable_count(summary, args.file or args.name))
         return 0
-    summary = _listed_summary(arrangement, faces=not args.no_faces, progress=wants_progress(args))
+    expected = _warn_if_big(arrangement, args)
+    summary = _listed_summary(arrangement, faces=not args.no_faces, progress=wants_progress(args),
+                              expected=expected)
     if args.json:
         print(json.dumps(summary))
         return 0
@@ -83,12 +92,33 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _listed_summary(arrangement, *, faces: bool, progress: bool) -> dict:
+def _warn_if_big(arrangement, args: argparse.Namespace) -> int | None:
+    """The number of regions from the characteristic polynomial (None for a small arrangement, not counted);
+    above :data:`LISTING_NOTICE_REGIONS`, a note on standard error that listing them will take long and which
+    options answer at once (the counts themselves are exact either way)."""
+    import sys
+
+    from polyregions.arrangements.counting import count_regions
+
+    if len(arrangement) < _FEW_HYPERPLANES:
+        return None
+    regions = count_regions(arrangement, method="auto").regions
+    if regions > LISTING_NOTICE_REGIONS and not getattr(args, "quiet", False):
+        source = f"--name {args.name}" if args.name is not None else args.file
+        print(f"polyregions: {source} has {regions:,} regions (from its characteristic polynomial): listing each "
+              f"with its faces takes a long time. 'polyregions arrangement {source} --count' gives the counts at "
+              f"once; --faces adds the face vector without listing; --list OUT streams the regions to a file.",
+              file=sys.stderr, flush=True)
+    return regions
+
+
+def _listed_summary(arrangement, *, faces: bool, progress: bool, expected: int | None = None) -> dict:
     """The summary, its long steps run first one by one so that a bar can follow them (the arrangement keeps
-    what they compute, and the summary reads it)."""
+    what they compute, and the summary reads it); ``expected`` regions, when known, are named on the bar."""
     from polyregions._progress import progress_bar
 
-    steps = [("intersection poset", lambda: arrangement.poset), ("regions", arrangement.regions)]
+    listing = "regions" if expected is None else f"regions ({expected:,} expected)"
+    steps = [("intersection poset", lambda: arrangement.poset), (listing, arrangement.regions)]
     if faces:
         steps.append(("faces", arrangement.faces))
     with progress_bar(total=len(steps), desc="arrangement", enabled=progress) as bar:
@@ -137,13 +167,14 @@ def _run_at_scale(args: argparse.Namespace, arrangement) -> int:
 
 
 def _readable(summary: dict, source: str) -> str:
+    from polyregions._display import with_float
     from polyregions.arrangements.poset import polynomial_text
 
     lines = [
         f"{source}: {summary['hyperplanes']} distinct hyperplanes in R^{summary['dimension']}, rank {summary['rank']}"
         f"{', central' if summary['central'] else ''}{', essential' if summary['essential'] else ''}",
-        f"  regions:                   {summary['regions']}",
-        f"  relatively bounded:        {summary['bounded_regions']}",
+        f"  regions:                   {with_float(summary['regions'])}",
+        f"  relatively bounded:        {with_float(summary['bounded_regions'])}",
         f"  characteristic polynomial: {polynomial_text(summary['characteristic_polynomial'])}",
     ]
     if summary["face_vector"] is not None:
@@ -156,13 +187,14 @@ def _readable(summary: dict, source: str) -> str:
 
 
 def _readable_count(summary: dict, source: str) -> str:
+    from polyregions._display import with_float
     from polyregions.arrangements.poset import polynomial_text
 
     return "\n".join([
         f"{source}: {summary['hyperplanes']} distinct hyperplanes in R^{summary['dimension']}, rank {summary['rank']}"
         f"{', central' if summary['central'] else ''}{', essential' if summary['essential'] else ''}",
-        f"  regions:                   {summary['regions']}",
-        f"  relatively bounded:        {summary['bounded_regions']}",
+        f"  regions:                   {with_float(summary['regions'])}",
+        f"  relatively bounded:        {with_float(summary['bounded_regions'])}",
         f"  characteristic polynomial: {polynomial_text(summary['characteristic_polynomial'])}",
         f"  counted from the characteristic polynomial (Zaslavsky), exact; method: {summary['method']}",
     ])

@@ -60,9 +60,32 @@ def run(args) -> int:
         return 0
     for s in result.sets:
         count = len(s.witnesses)
-        where = f", one at ({', '.join(summary['components'][s.name][0])})" if count else ""
+        where = f", one at {_point_text(s.witnesses[0])}" if count else ""
         print(f"{s.name} ({'closed' if s.closed else 'open'}): Betti numbers {', '.join(map(str, s.betti))}; "
               f"Euler characteristic {s.euler_characteristic}; {count} component{'' if count == 1 else 's'}{where}")
+    if any(len(x) > _LONG for s in result.sets for w in s.witnesses[:1] for x in map(_exact_text, w)):
+        print("(~: a coordinate rounded for reading; --json gives every witness point exactly)")
     print(f"over {result.field}, {'exact' if result.exact else 'NOT exact'}, "
           f"{len(result.faces.faces)} faces of the refined complex")
     return 0
+
+
+_LONG = 16  # exact coordinates longer than this are shown rounded (polyregions._display.LONG_EXACT)
+
+
+def _exact_text(value) -> str:
+    from fractions import Fraction
+
+    from polyregions.exact.rationals import format_rational
+
+    return format_rational(Fraction(value))
+
+
+def _point_text(point) -> str:
+    """A witness point to read: each coordinate exact when short, else ``~`` and 12 significant digits (a
+    witness lies strictly inside its component, so the rounded point shows where, and --json has it exactly)."""
+    parts = []
+    for value in point:
+        text = _exact_text(value)
+        parts.append(text if len(text) <= _LONG else f"~{float(value):.12g}")
+    return "(" + ", ".join(parts) + ")"
