@@ -35,7 +35,6 @@ holds.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from math import comb
 from typing import Any, Iterator, NamedTuple, Sequence
 
@@ -280,8 +279,8 @@ def serra_index_set(input_dim: int, widths: Sequence[int]) -> Iterator[tuple[int
 def serra_bound(input_dim: int, widths: Sequence[int]) -> int:
     """Serra, Tjandraatmadja & Ramalingam 2018, Theorem 1: ``sum_{J} prod_l C(n_l, j_l)``.
 
-    ``J`` is :func:`serra_index_set`. The sum is computed by the same recursion over layers (the running
-    minimum ``min(n0, n_1 - j_1, ..., n_{l-1} - j_{l-1})`` is the only state), memoised, in exact integers.
+    ``J`` is :func:`serra_index_set`. The sum is computed layer by layer (the running minimum
+    ``min(n0, n_1 - j_1, ..., n_{l-1} - j_{l-1})`` is the only state), in exact integers.
 
     Hypotheses: ReLU activations (or a one-breakpoint activation with a flat piece, which is a ReLU up to affine
     maps); not leaky ReLU, hard tanh or other piecewise-linear activations.
@@ -316,14 +315,17 @@ def serra_bound(input_dim: int, widths: Sequence[int]) -> int:
     input_dim = _check_dim(input_dim)
     widths = _check_widths(widths)
 
-    @lru_cache(maxsize=None)
-    def total(layer: int, cap: int) -> int:
-        if layer == len(widths):
-            return 1
-        width = widths[layer]
-        return sum(comb(width, j) * total(layer + 1, min(cap, width - j)) for j in range(min(cap, width) + 1))
-
-    return total(0, input_dim)
+    # Forward over the layers (a recursion over them would meet Python's recursion limit at a few hundred
+    # layers): ways[cap] is the weighted number of prefixes (j_1, ..., j_l) whose running minimum is cap.
+    ways = {input_dim: 1}
+    for width in widths:
+        following: dict[int, int] = {}
+        for cap, count in ways.items():
+            for j in range(min(cap, width) + 1):
+                key = min(cap, width - j)
+                following[key] = following.get(key, 0) + count * comb(width, j)
+        ways = following
+    return sum(ways.values())
 
 
 class BoundRow(NamedTuple):
