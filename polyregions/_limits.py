@@ -16,7 +16,14 @@ that names the file or option, the limit and what arrived, before any large allo
 :data:`MAX_NETWORK_PARAMETERS` weights and biases of a network drawn from ``--widths`` (sweep, search)
 :data:`MAX_DOMAIN_DIMENSION`   dimension of a box, polytope or space domain (it stores a k x k identity)
 :data:`MAX_HYPERPLANES`        hyperplanes of a named arrangement (``--name braid:N``), counted before it is built
+:data:`MAX_TENSOR_ENTRIES`     entries of one tensor of a graph network (its input, any node's output)
+:data:`MAX_WINDOW_READS`       reads of one convolution or pooling node (output positions x kernel size)
+:data:`MAX_STORE_ROWS`         regions of a ``--stream`` store (checked against its summary before reading)
 =============================  ========================================================================
+
+The limits checked by :func:`check_at_most` can be raised without editing anything: the environment variable
+``POLYREGIONS_<NAME>`` (for example ``POLYREGIONS_MAX_TENSOR_ENTRIES=1000000``) overrides the value here, and so
+does assigning the module attribute from Python.
 
 Worker counts are not refused but clamped: :func:`usable_cores` is the most processes a run starts
 (``--workers 64`` on a 2-core machine runs 2; the results do not depend on it).
@@ -31,7 +38,8 @@ import os
 
 __all__ = ["MAX_INPUT_BYTES", "MAX_JSON_DEPTH", "MAX_DIGITS", "MAX_EXPONENT", "MAX_DPI", "MAX_SEEDS",
            "MAX_SWEEP_TASKS", "MAX_GRID_VALUES", "MAX_NETWORK_PARAMETERS", "MAX_DOMAIN_DIMENSION", "MAX_HYPERPLANES",
-           "usable_cores", "describe_size"]
+           "MAX_TENSOR_ENTRIES", "MAX_WINDOW_READS", "MAX_STORE_ROWS", "usable_cores", "describe_size",
+           "limit", "check_at_most", "describe_count"]
 
 #: Largest input file read, in bytes (1 GiB).
 MAX_INPUT_BYTES = 1 << 30
@@ -61,6 +69,14 @@ MAX_DOMAIN_DIMENSION = 4096
 #: Most hyperplanes of a named arrangement (``braid:N`` has N(N-1)/2), checked before it is built: its
 #: invariants are out of reach long before (``braid:12``, 66 hyperplanes, already has 12! regions).
 MAX_HYPERPLANES = 10_000
+#: Most entries of one tensor of a graph network (``input_shape``, or the output of a node): a 64-channel 32 x 32
+#: feature map. Exact enumeration keeps a value per neuron per vertex, and the staged compile a sparse row per
+#: entry; a shape such as ``[100000, 100000, 100000]`` (a few bytes of JSON) would otherwise be allocated.
+MAX_TENSOR_ENTRIES = 1 << 16
+#: Most reads of one convolution or pooling node: output positions times kernel entries (each is listed).
+MAX_WINDOW_READS = 1 << 22
+#: Most regions of a ``--stream`` store that is read back (its row table is read into memory).
+MAX_STORE_ROWS = 1 << 26
 
 
 def usable_cores() -> int:
@@ -83,3 +99,56 @@ def describe_size(size: int) -> str:
         if size >= scale:
             return f"{size / scale:.3g} {unit}"
     return f"{size} byte{'' if size == 1 else 's'}"
+
+
+def limit(name: str) -> int:
+    """The value of the limit ``name`` (such as ``"MAX_TENSOR_ENTRIES"``): the environment variable
+    ``POLYREGIONS_<name>`` when it is set, otherwise the module attribute (read now, so an assignment counts).
+
+    Raises
+    ------
+    InvalidInputError
+        When the environment variable is set to something other than a positive integer in ASCII digits.
+    """
+    from polyregions.errors import InvalidInputError
+
+    variable = f"POLYREGIONS_{name}"
+    text = os.environ.get(variable)
+    if text is None:
+        return int(globals()[name])
+    if not (text.isascii() and text.isdigit() and len(text) <= 30 and int(text) >= 1):
+        shown = repr(text) if len(text) <= 40 else repr(text[:37] + "...")
+        raise InvalidInputError(f"environment variable {variable}: expected a positive integer, got {shown}")
+    return int(text)
+
+
+def describe_count(value: int) -> str:
+    """An integer for a message, with thousands separators; a huge one by its order of magnitude.
+
+    Examples
+    --------
+    >>> describe_count(65536), describe_count(10 ** 30)
+    ('65,536', 'about 10^30')
+    """
+    return f"{value:,}" if value < 10 ** 18 else f"about 10^{len(str(value)) - 1}"
+
+
+def check_at_most(name: str, value: int, *, what: str, unit: str) -> None:
+    """Refuse ``value`` (a count of ``unit`` computed before anything of that size is built) above the limit
+    ``name``, with a message naming ``what`` (the file and field, or the option), the limit and how to raise it.
+
+    Examples
+    --------
+    >>> check_at_most("MAX_TENSOR_ENTRIES", 10 ** 9, what="net.json: input_shape", unit="entries")
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polyregions.errors.InvalidInputError: net.json: input_shape: expected at most 65,536 entries, got ...
+    """
+    bound = limit(name)
+    if value > bound:
+        from polyregions.errors import InvalidInputError
+
+        raise InvalidInputError(f"{what}: expected at most {bound:,} {unit}, got {describe_count(value)} (the limit "
+                                f"{name} of polyregions._limits: set the environment variable POLYREGIONS_{name} to "
+                                f"raise it)")

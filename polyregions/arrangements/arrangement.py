@@ -7,6 +7,7 @@ from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Sequence
 
+from polyregions._limits import check_at_most
 from polyregions.arrangements._kernel import BOTH, IntRow, canonical
 from polyregions.errors import InvalidInputError
 from polyregions.exact._integers import primitive
@@ -59,6 +60,8 @@ def canonical_hyperplanes(rows: Any, *, dim: int | None = None, what: str = "hyp
         dim = len(first) - 1
     if isinstance(dim, bool) or not isinstance(dim, int) or dim < 0:
         raise InvalidInputError(f"dimension: expected a non-negative integer, got {dim!r}")
+    # before anything of that size (a polynomial of degree dim, a point of dim coordinates) is built
+    check_at_most("MAX_DOMAIN_DIMENSION", dim, what="dimension", unit="dimensions")
     seen: dict[IntRow, None] = {}
     for i, row in enumerate(rows):
         if isinstance(row, (str, bytes)) or not hasattr(row, "__len__"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from polyregions._limits import check_at_most
 from polyregions.errors import InvalidInputError
 from polyregions.exact.rationals import _describe, format_rational
 from polyregions.networks import operations as ops
@@ -147,6 +148,7 @@ def graph_from_json(data: Any, source: str) -> GraphNetwork:
             isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in shape):
         raise InvalidInputError(f"{source}: input_shape: expected a non-empty list of positive integers, got "
                                 f"{_describe(shape)}")
+    check_at_most("MAX_TENSOR_ENTRIES", ops.flat_size(shape), what=f"{source}: input_shape {shape}", unit="entries")
     nodes = data["nodes"]
     if not isinstance(nodes, list):
         raise InvalidInputError(f"{source}: nodes: expected a list of nodes, got {_describe(nodes)}")
