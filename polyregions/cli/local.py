@@ -6,7 +6,13 @@ from __future__ import annotations
 import argparse
 import json
 
-from polyregions.cli._options import add_json_option, add_network_argument, add_progress_options, wants_progress
+from polyregions.cli._options import (
+    add_json_option,
+    add_network_argument,
+    add_progress_options,
+    wants_progress,
+    workers,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -31,16 +37,11 @@ def add_parser(subparsers) -> None:
                              "dimension) or auto (complex up to input dimension 6, cells above; the default); "
                              "both give the same numbers")
     add_json_option(parser)
-    parser.add_argument("--workers", type=_positive, default=1, metavar="N",
-                        help="processes for the points the filter does not settle (default 1)")
+    parser.add_argument("--workers", type=workers(1), default=1, metavar="N",
+                        help="processes for the points the filter does not settle (default 1; more than the usable "
+                             "cores count as the cores)")
     add_progress_options(parser)
     parser.set_defaults(run=run)
-
-
-def _positive(text: str) -> int:
-    if not (text.isascii() and text.isdigit()) or int(text) < 1:  # isdigit alone takes '\u0663' and '\uff12'
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return int(text)
 
 
 def run(args: argparse.Namespace) -> int:
