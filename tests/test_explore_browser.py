@@ -170,3 +170,82 @@ def test_moving_a_slider_shows_the_counts_of_enumerate_regions(server, browser, 
     assert int(_text(browser, "n-neurons")) == summary["neurons"] == 16
     assert len(browser.find_elements(By.CSS_SELECTOR, "#net-plane polygon.region")) == summary["activation_regions"]
     _screenshot(browser, tmp_path, "explorer_network.png")
+
+
+def _viewport(driver, width: int, height: int) -> None:
+    """The page's own size (the window's inner size), whatever the window's frame takes."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+
+
+def _on_screen(driver, element_id: str) -> bool:
+    """Whether the element's whole box lies in the viewport, with the page not scrolled."""
+    return driver.execute_script(
+        "const r = document.getElementById(arguments[0]).getBoundingClientRect();"
+        "return r.width > 0 && r.left >= 0 && r.top >= 0 && r.right <= innerWidth && r.bottom <= innerHeight;",
+        element_id)
+
+
+@pytest.mark.parametrize("width, height", [(1024, 768), (1920, 1080)])
+def test_canvas_counts_and_controls_fit_the_screen(server, browser, tmp_path, width, height):
+    _viewport(browser, width, height)
+    try:
+        browser.get(server.url)
+        _settled(browser, 0)
+        for element in ("plane", "named", "load-named", "snap", "fit", "clear-lines", "a-regions", "a-bounded",
+                        "a-chi", "a-zaslavsky-regions", "a-agree", "a-hover"):
+            assert _on_screen(browser, element), element
+        # The initial state is one story: the box names the course's four lines, which the canvas and counts show.
+        assert browser.execute_script("return explorer.source()") == "course"
+        assert "four lines" in browser.find_element(By.CSS_SELECTOR, "#named option:checked").text
+        assert len(browser.execute_script("return explorer.lines()")) == 4 and _text(browser, "a-lines") == "4 (4)"
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#plane polygon.region")) == int(_text(browser, "a-regions"))
+        # Labels scale with the canvas: at least 10 px on screen.
+        sizes = browser.execute_script("return [...document.querySelectorAll('#plane .region-label')]"
+                                       ".map((t) => t.getBoundingClientRect().height)")
+        assert sizes and min(sizes) >= 10
+        _screenshot(browser, tmp_path, f"explorer_{width}x{height}.png")
+        before = _responses(browser)
+        browser.find_element(By.ID, "tab-network").click()
+        _settled(browser, before)
+        WebDriverWait(browser, 60).until(lambda d: _text(d, "n-activation") != "")
+        for element in ("net-plane", "widths", "seed", "new-network", "n-activation", "n-linear", "n-hover"):
+            assert _on_screen(browser, element), element
+        ticks = [t.text for t in browser.find_elements(By.CSS_SELECTOR, "#net-plane .tick-label")]
+        assert ticks[:2] == ["−1", "−1"] and "0.5" in ticks  # the axes of the box [-1, 1]^2
+        summaries = [s.text for s in browser.find_elements(By.CSS_SELECTOR, "#sliders summary")]
+        assert summaries[-1] == "Layer 3: 1 linear output, 8 inputs"
+        _screenshot(browser, tmp_path, f"explorer_network_{width}x{height}.png")
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_hover_text_follows_what_is_drawn_after_load(server, browser):
+    browser.get(server.url)
+    _settled(browser, 0)
+    region = browser.find_element(By.CSS_SELECTOR, '#plane polygon.region[data-signs="++++"]')
+    ActionChains(browser).move_to_element(region).perform()
+    assert _text(browser, "a-hover").startswith("++++ ·")
+    # Load braid:3 while the pointer rests on the canvas: no region of three lines is "++++".
+    browser.execute_script("document.getElementById('named').value = 'braid:3'")
+    before = _responses(browser)
+    browser.execute_script("document.getElementById('load-named').click()")
+    _settled(browser, before)
+    assert browser.execute_script("return explorer.source()") == "braid:3"
+    signs = {p.get_attribute("data-signs") for p in browser.find_elements(By.CSS_SELECTOR, "#plane polygon.region")}
+    hover = _text(browser, "a-hover")
+    assert "++++" not in hover
+    assert hover == "Point at a region for its sign vector." or hover.split(" ·")[0] in signs
+    # Moving a line makes the box say "your lines", never the name of what is no longer drawn.
+    handle = browser.find_element(By.CSS_SELECTOR, 'circle.handle[data-line="0"][data-end="q"]')
+    before = _responses(browser)
+    ActionChains(browser).move_to_element(handle).click_and_hold().move_by_offset(-40, 0).release().perform()
+    _settled(browser, before)
+    assert browser.execute_script("return explorer.source()") == ""
+    assert browser.find_element(By.CSS_SELECTOR, "#named option:checked").text == "your lines (edited)"
+
+
+def test_the_page_names_its_icon_inline(server, browser):
+    browser.get(server.url)
+    icon = browser.find_element(By.CSS_SELECTOR, "link[rel=icon]").get_attribute("href")
+    assert icon.startswith("data:image/svg+xml,")  # no request for /favicon.ico, so no 404 on every load

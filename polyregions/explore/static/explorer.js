@@ -145,6 +145,7 @@
     window: null,     // [[x_min, y_min], [x_max, y_max]] as exact text
     selected: null,   // index into lines
     answer: null,
+    hovered: null,    // the sign vector pointed at, whose description the hover line shows
     drag: null,       // {kind: "handle", line, end} or {kind: "new", line}
     flat: null,       // the poset flat pointed at
   };
@@ -276,12 +277,42 @@
     }
   }
 
+  const A_PROMPT = "Point at a region for its sign vector.";
+
+  function regionText(region) {
+    return `${region.signs} · ${region.bounded ? "bounded" : "unbounded"} · interior point ` +
+      `(${region.interior_point.join(", ")})`;
+  }
+
+  // The hover line always describes what is drawn: after every answer it is written again from the new regions
+  // (the region with the sign vector pointed at, if there still is one), or goes back to the prompt.
+  function refreshHover() {
+    const answer = A.answer;
+    const region = answer && A.hovered !== null ? answer.regions.find((r) => r.signs === A.hovered) : null;
+    $("a-hover").textContent = region ? regionText(region) : A_PROMPT;
+    if (!region) A.hovered = null;
+  }
+
+  // A label's font size in viewBox units: as large as fits the region's bounding box (up to 18), or none below
+  // 10; labels are placed largest region first and never overlap one already placed.
+  function labelSize(points, text) {
+    const xs = points.map((p) => p[0]), ys = points.map((p) => p[1]);
+    const width = Math.max(...xs) - Math.min(...xs), height = Math.max(...ys) - Math.min(...ys);
+    const size = Math.min(18, 0.55 * width / (0.62 * text.length), 0.45 * height);
+    return size >= 10 ? size : null;
+  }
+
+  function overlaps(a, b) {
+    return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+  }
+
   function drawRegions() {
     clear(layers.regions);
     clear(layers.labels);
     const answer = A.answer;
     if (!answer) return;
-    const label = answer.regions.length <= 30;
+    const label = answer.regions.length <= 60;
+    const candidates = [];
     answer.regions.forEach((region, k) => {
       if (region.polygon.length < 3) return;
       const points = region.polygon.map(([x, y]) => toScreen(x, y));
@@ -289,16 +320,25 @@
       const polygon = svg("polygon", {class: "region", points: points.map((p) => p.join(",")).join(" "),
                                       fill: colour, "data-signs": region.signs,
                                       "data-bounded": region.bounded}, layers.regions);
-      const text = `${region.signs} · ${region.bounded ? "bounded" : "unbounded"} · interior point ` +
-        `(${region.interior_point.join(", ")})`;
-      title(polygon, text);
-      polygon.addEventListener("pointerenter", () => { $("a-hover").textContent = text; });
+      title(polygon, regionText(region));
+      polygon.addEventListener("pointerenter", () => { A.hovered = region.signs; refreshHover(); });
       const middle = label && centroid(points);
-      if (middle && middle[2] > 500) {
-        svg("text", {class: "region-label", x: middle[0], y: middle[1]}, layers.labels).textContent =
-          region.signs.replace(/-/g, "−");
-      }
+      if (middle) candidates.push([middle, points, region.signs.replace(/-/g, "−")]);
     });
+    candidates.sort((a, b) => b[0][2] - a[0][2]);
+    const placed = [];
+    for (const [[x, y], points, text] of candidates) {
+      const size = labelSize(points, text);
+      if (size === null) continue;
+      const half = 0.62 * size * text.length / 2;
+      const box = {x0: x - half, x1: x + half, y0: y - 0.6 * size, y1: y + 0.6 * size};
+      if (placed.some((other) => overlaps(box, other))) continue;
+      placed.push(box);
+      const node = svg("text", {class: "region-label", x: x, y: y}, layers.labels);
+      node.style.fontSize = `${size.toFixed(1)}px`;
+      node.textContent = text;
+    }
+    refreshHover();
   }
 
   function drawPoset() {
@@ -386,9 +426,17 @@
     }
   }
 
+  // The "Lines" box names what the canvas shows: the course's four lines, a named arrangement once it is
+  // loaded, or "your lines" as soon as a line is moved, drawn or deleted.
+  function showSource(value) {
+    $("named-edited").hidden = value !== "";
+    $("named").value = value;
+  }
+
   const sendArrangement = sender("api/arrangement", (answer, body) => {
     if (answer.source !== "lines") {  // a named arrangement: its lines become draggable ones
       A.lines = answer.lines.map((line) => ({p: line.points[0], q: line.points[1]}));
+      showSource(body.name);
     }
     if (!body.window) A.window = answer.window;
     A.answer = answer;
@@ -419,10 +467,33 @@
     request();
   }
 
+  const COURSE = [{p: ["0", "-3/2"], q: ["0", "3/2"]}, {p: ["-3/2", "0"], q: ["3/2", "0"]},
+                  {p: ["-1/2", "3/2"], q: ["3/2", "-1/2"]}, {p: ["-1/2", "-1"], q: ["3/2", "1"]}];
+
+  function loadCourse() {
+    A.lines = COURSE.map((line) => ({p: line.p.slice(), q: line.q.slice()}));
+    A.window = [["-2", "-2"], ["2", "2"]];
+    A.selected = null;
+    A.hovered = null;
+    showSource("course");
+    drawAll();
+    request();
+  }
+
   function loadNamed(name) {
+    if (name === "course" || name === "") {
+      if (name === "course") loadCourse();
+      return;
+    }
     A.selected = null;
     A.window = null;
+    A.hovered = null;
+    refreshHover();
     sendArrangement({name: name});
+  }
+
+  function edited() {
+    showSource("");
   }
 
   plane.addEventListener("pointerdown", (event) => {
@@ -438,6 +509,7 @@
         return;
       }
       const point = snapPoint(toWorld(event));
+      edited();
       A.lines.push({p: point, q: point});
       A.drag = {kind: "new", line: A.lines.length - 1, end: "q"};
     }
@@ -454,6 +526,7 @@
     if (point[0] === line[A.drag.end][0] && point[1] === line[A.drag.end][1]) return;
     if (point[0] === other[0] && point[1] === other[1]) return;  // a line needs two different points
     line[A.drag.end] = point;
+    if (A.drag.kind === "handle") edited();
     drawLines();
     if (A.drag.kind === "handle") request();
   });
@@ -471,6 +544,7 @@
     request();
   }
 
+  plane.addEventListener("pointerleave", () => { if (!A.drag) { A.hovered = null; refreshHover(); } });
   plane.addEventListener("pointerup", endDrag);
   plane.addEventListener("pointercancel", endDrag);
 
@@ -481,18 +555,19 @@
   });
 
   function deleteSelected() {
+    edited();
     A.lines.splice(A.selected, 1);
     A.selected = null;
     request();
   }
 
   $("delete-line").addEventListener("click", () => { if (A.selected !== null) deleteSelected(); });
-  $("clear-lines").addEventListener("click", () => { A.lines = []; A.selected = null; request(); });
+  $("clear-lines").addEventListener("click", () => { edited(); A.lines = []; A.selected = null; request(); });
   $("fit").addEventListener("click", () => { A.window = null; request({fit: true}); });
   $("load-named").addEventListener("click", () => loadNamed($("named").value));
 
   // ========================================================================================== networks
-  const N = {layers: null, box: [["-1", "-1"], ["1", "1"]], answer: null, started: false};
+  const N = {layers: null, box: [["-1", "-1"], ["1", "1"]], answer: null, started: false, hovered: null};
   const netPlane = $("net-plane");
 
   function netToScreen(x, y) {
@@ -504,8 +579,34 @@
     return document.querySelector("input[name=colour]:checked").value;
   }
 
+  // Ticks every 1/2 on both sides of the box, and the names of the coordinates, outside the 600-unit square.
+  function drawNetAxes() {
+    const [[x0, y0], [x1, y1]] = N.box.map((p) => p.map(toFloat));
+    const step = (x1 - x0) / 4;
+    for (let k = 0; k <= 4; k++) {
+      const x = x0 + k * step, y = y0 + k * (y1 - y0) / 4;
+      const [sx] = netToScreen(x, y0), [, sy] = netToScreen(x0, y);
+      svg("line", {class: "tick", x1: sx, y1: SIZE, x2: sx, y2: SIZE + 7}, netPlane);
+      svg("text", {class: "tick-label", x: sx, y: SIZE + 24, "text-anchor": "middle"}, netPlane).textContent =
+        decimal(String(x)).replace("-", "−");
+      svg("line", {class: "tick", x1: -7, y1: sy, x2: 0, y2: sy}, netPlane);
+      svg("text", {class: "tick-label", x: -10, y: sy + 5, "text-anchor": "end"}, netPlane).textContent =
+        decimal(String(y)).replace("-", "−");
+    }
+    svg("text", {class: "axis-name", x: SIZE / 2, y: SIZE + 46, "text-anchor": "middle"}, netPlane).textContent =
+      "x₁";
+    svg("text", {class: "axis-name", x: -40, y: SIZE / 2, "text-anchor": "middle"}, netPlane).textContent = "x₂";
+  }
+
+  const N_PROMPT = "Point at a region for its activation pattern.";
+
+  function netRegionText(region) {
+    return `pattern ${region.pattern} · linear region ${region.linear_region}`;
+  }
+
   function drawNetwork() {
     clear(netPlane);
+    drawNetAxes();
     const answer = N.answer;
     if (!answer) return;
     const byLinear = colourBy() === "linear";
@@ -516,10 +617,10 @@
       const polygon = svg("polygon", {class: "region", points: points, fill: `hsl(${hue(key)}, 58%, 72%)`,
                                       "data-pattern": region.pattern}, netPlane);
       polygon.style.strokeWidth = byLinear ? "0.3" : "0.6";
-      const text = `pattern ${region.pattern} · linear region ${region.linear_region}`;
-      title(polygon, text);
-      polygon.addEventListener("pointerenter", () => { $("n-hover").textContent = text; });
+      title(polygon, netRegionText(region));
+      polygon.addEventListener("pointerenter", () => { N.hovered = region.pattern; refreshNetHover(); });
     });
+    refreshNetHover();
     const s = answer.summary;
     $("n-neurons").textContent = s.neurons;
     $("n-activation").textContent = s.activation_regions;
@@ -527,6 +628,16 @@
     $("n-adjacencies").textContent = s.adjacencies;
     $("n-exact").textContent = s.exact ? "yes" : "no";
   }
+
+  // As for the arrangement: the hover line describes a region of the network drawn now, or prompts.
+  function refreshNetHover() {
+    const answer = N.answer;
+    const region = answer && N.hovered !== null ? answer.regions.find((r) => r.pattern === N.hovered) : null;
+    $("n-hover").textContent = region ? netRegionText(region) : N_PROMPT;
+    if (!region) N.hovered = null;
+  }
+
+  netPlane.addEventListener("pointerleave", () => { N.hovered = null; refreshNetHover(); });
 
   const sendNetwork = sender("api/network", (answer, body) => {
     if (body.widths) {  // a new network: its weights, as drawn by the server, go onto the sliders
@@ -573,8 +684,10 @@
       const details = document.createElement("details");
       details.open = !many || l === 0;
       const summary = document.createElement("summary");
-      summary.textContent = `Layer ${l + 1}: ${layer.weight.length} ${layer.activation === "relu" ? "ReLU units"
-        : "linear outputs"}, ${layer.weight[0].length} inputs each`;
+      const units = layer.weight.length, inputs = layer.weight[0].length;
+      const kind = layer.activation === "relu" ? "ReLU unit" : "linear output";
+      summary.textContent = `Layer ${l + 1}: ${units} ${kind}${units === 1 ? "" : "s"}, ` +
+        `${inputs} input${inputs === 1 ? "" : "s"} ${units === 1 ? "" : "each"}`.trim();
       details.appendChild(summary);
       layer.weight.forEach((row, i) => {
         const unit = document.createElement("div");
@@ -637,11 +750,7 @@
       showError(String(error));
     }
     // the four lines of the course's first page: x = 0, y = 0, x + y = 1, x - y = 1/2
-    A.lines = [{p: ["0", "-3/2"], q: ["0", "3/2"]}, {p: ["-3/2", "0"], q: ["3/2", "0"]},
-               {p: ["-1/2", "3/2"], q: ["3/2", "-1/2"]}, {p: ["-1/2", "-1"], q: ["3/2", "1"]}];
-    A.window = [["-2", "-2"], ["2", "2"]];
-    drawAll();
-    request();
+    loadCourse();
     if (location.hash === "#network") show("network");
   }
 
@@ -652,6 +761,7 @@
     lines: () => A.lines.map((line) => [line.p.slice(), line.q.slice()]),
     window: () => A.window && A.window.map((p) => p.slice()),
     selected: () => A.selected,
+    source: () => $("named").value,
     layers: () => N.layers && N.layers.map((layer) => ({weight: layer.weight.map((r) => r.slice()),
                                                         bias: layer.bias.slice()})),
     show: show,
