@@ -46,7 +46,7 @@ from polyregions.networks.importers._builder import (
     exact_array,
     is_symbolic,
 )
-from polyregions.networks.importers.operators import call, max_of_tensors
+from polyregions.networks.importers.operators import call, extremum_of_tensors
 
 __all__ = ["graph_from_onnx", "load_onnx", "SUPPORTED_OPERATORS"]
 
@@ -389,13 +389,7 @@ def _abs(n: _Node) -> Any:
 @_op("Mod")
 def _mod(n: _Node) -> Any:
     left, right = _folded_only(n)[:2]
-    if n.attrs.get("fmod", 0):  # the sign of the dividend, as C's fmod
-        exact_left, exact_right = exact_array(left), exact_array(right)
-        truncated = np.vectorize(lambda p, q: Fraction(int(Fraction(p) / Fraction(q))), otypes=[object])(
-            exact_left, exact_right)
-        result = exact_left - exact_right * truncated
-        return result.astype(np.int64) if _is_integer(left) and _is_integer(right) else result
-    return call(n.b, "remainder", [left, right])
+    return call(n.b, "fmod" if n.attrs.get("fmod", 0) else "remainder", [left, right])
 
 
 # --- arithmetic -----------------------------------------------------------------------------------------------
@@ -413,20 +407,9 @@ for _name, _entry_name in (("Add", "add"), ("Mul", "mul"), ("Div", "div")):
     _TRANSLATORS[_name] = _arithmetic(_entry_name)
 
 
-def _negative(b: GraphBuilder, value: Any) -> Any:
-    """``-value`` exactly: a constant negated entry by entry, a tensor scaled by -1."""
-    if is_symbolic(value):
-        return call(b, "mul", [value, np.float64(-1.0)])
-    return -constant_array(value, "input")
-
-
 @_op("Sub")
 def _sub(n: _Node) -> Any:
-    left, right = n.value(0), n.value(1)
-    if not is_symbolic(left) and not is_symbolic(right):
-        left, right = constant_array(left, "A"), constant_array(right, "B")
-        return left - right if _is_integer(left) and _is_integer(right) else exact_array(left) - exact_array(right)
-    return call(n.b, "add", [left, _negative(n.b, right)])
+    return call(n.b, "sub", [n.value(0), n.value(1)])
 
 
 @_op("Sum")
@@ -439,7 +422,7 @@ def _sum(n: _Node) -> Any:
 
 @_op("Neg")
 def _neg(n: _Node) -> Any:
-    return _negative(n.b, n.value(0))
+    return call(n.b, "neg", [n.value(0)])
 
 
 @_op("MatMul")
@@ -533,9 +516,7 @@ def _max(n: _Node) -> Any:
             arrays = [exact_array(a) for a in arrays]
         return (np.maximum if n.op == "Max" else np.minimum).reduce(np.broadcast_arrays(*arrays))
     values = [v if is_symbolic(v) else exact_array(constant_array(v, "input")) for v in values]
-    if n.op == "Max":
-        return max_of_tensors(n.b, values, "max")
-    return _negative(n.b, max_of_tensors(n.b, [_negative(n.b, v) for v in values], "min"))
+    return extremum_of_tensors(n.b, values, n.op == "Min", n.op.lower())
 
 
 # --- normalisation and dropout -----------------------------------------------------------------------------
@@ -686,8 +667,6 @@ def _reduction(entry: str) -> Translator:
             if n.attrs.get("noop_with_empty_axes", 0):
                 return x
             axes = None
-        if entry == "amin" and is_symbolic(x):  # min = -max(-x)
-            return _negative(n.b, call(n.b, "amax", [_negative(n.b, x), axes, keep]))
         if entry != "sum":
             return call(n.b, entry, [x, axes, keep])
         if not is_symbolic(x):

@@ -36,7 +36,8 @@ from polyregions.networks.importers._builder import (
     resolve_shape,
 )
 
-__all__ = ["OPERATORS", "call", "supported_operators"]
+__all__ = ["OPERATORS", "call", "supported_operators", "max_of_tensors", "extremum_of_tensors", "max_over_axis",
+           "batch_norm_op"]
 
 Handler = Callable[[GraphBuilder, Sequence[Any], dict[str, Any]], Any]
 
@@ -467,7 +468,10 @@ def _fold(function: Callable[[Any, Any], Any], left: Any, right: Any, what: str)
 def _times(b: GraphBuilder, x: Any, factor: Fraction, what: str) -> Any:
     """``factor * x`` for a constant or a tensor computed from the input."""
     if not is_symbolic(x):
-        return exact_array(constant_array(x, what)) * factor
+        array = constant_array(x, what)
+        if array.dtype.kind in "iu" and factor.denominator == 1:  # shape arithmetic stays in integers
+            return _fold(_operator.mul, array, int(factor), what)
+        return exact_array(array) * factor
     return _scale(b, x, np.array(factor, dtype=object), None, what)
 
 
@@ -610,7 +614,7 @@ def _reduce(b: GraphBuilder, args: Sequence[Any], kw: dict[str, Any], minimum: b
             what: str) -> Any:
     x, dims, keepdim = _params(args, kw, ("self", _REQUIRED), ("dim", None), ("keepdim", False))
     if isinstance(dims, Symbolic):  # max(a, b): two tensors
-        return _elementwise_max(b, [x, dims], minimum, what)
+        return extremum_of_tensors(b, [x, dims], minimum, what)
     if not is_symbolic(x):
         array = exact_array(constant_array(x, what))
         axis = None if dims is None or (hasattr(dims, "__len__") and not len(dims)) else \
@@ -629,7 +633,8 @@ def _reduce(b: GraphBuilder, args: Sequence[Any], kw: dict[str, Any], minimum: b
     return (result, Indices()) if with_indices else result
 
 
-def _elementwise_max(b: GraphBuilder, tensors: Sequence[Any], minimum: bool, what: str) -> Any:
+def extremum_of_tensors(b: GraphBuilder, tensors: Sequence[Any], minimum: bool, what: str) -> Any:
+    """The entry-wise maximum (or minimum: ``-max(-t)``) of tensors of one shape."""
     if not minimum:
         return max_of_tensors(b, tensors, what)
     negated = [_negate_all(b, t, f"{what}_neg") for t in tensors]
@@ -664,12 +669,12 @@ def _amin(b, args, kw):
 
 @_entry("maximum", "fmax")
 def _maximum(b, args, kw):
-    return _elementwise_max(b, _params(args, kw, ("self", _REQUIRED), ("other", _REQUIRED)), False, "maximum")
+    return extremum_of_tensors(b, _params(args, kw, ("self", _REQUIRED), ("other", _REQUIRED)), False, "maximum")
 
 
 @_entry("minimum", "fmin")
 def _minimum(b, args, kw):
-    return _elementwise_max(b, _params(args, kw, ("self", _REQUIRED), ("other", _REQUIRED)), True, "minimum")
+    return extremum_of_tensors(b, _params(args, kw, ("self", _REQUIRED), ("other", _REQUIRED)), True, "minimum")
 
 
 # --- shapes ---------------------------------------------------------------------------------------------------
