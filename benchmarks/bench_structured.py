@@ -7,6 +7,12 @@ of size neurons^2 is ever made, neither when compiling nor in the engines. The d
 layers of about the same neuron count on the same 784 inputs. Both are enumerated by the mesh engine on a 2-D
 slice through an image; the table gives the neurons, the regions, the seconds (compilation, restriction and the
 rewriting of the stages included) and the nanoseconds per region and neuron, the engine's rate per neuron.
+
+Measured (2 shared cores, seed 0, slice half-side 0.01): the conv net (24,480 neurons) compiles in 0.7 s (81 MB
+resident; the dense compile took 77 s and 8.5 GB) and its 413 regions take 16 s, 1,590 ns per region and neuron;
+the dense net [784, 23315, 1165, 10] has 5,943 regions on the same slice in 116 s, 800 ns per region and neuron
+(the conv net's fixed cost, compiling and rewriting 24,480 units, is spread over few regions). With ``--channels
+8 --scale 0.02``: 2,310 ns (951 regions) against 1,750 ns (877 regions).
 """
 
 from __future__ import annotations
@@ -89,7 +95,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=1)
     parser.add_argument("--channels", type=int, default=32)
-    parser.add_argument("--scale", type=float, default=0.25, help="half the side of the slice's square")
+    parser.add_argument("--scale", type=float, default=0.01, help="half the side of the slice's square")
     parser.add_argument("--engine", default="mesh", choices=("mesh", "lp"))
     args = parser.parse_args(argv)
     net = maxpool_conv_net(0, args.channels)
