@@ -21,10 +21,13 @@ __all__ = [
     "TooLarge",
     "integer_row",
     "hyperplane_key",
+    "row_height",
+    "radius_of_height",
     "radius_bound",
     "box_rows",
     "vertices",
     "affine_dimension",
+    "vertex_dimension",
     "triangulate",
     "simplex_volume",
     "volume",
@@ -80,6 +83,20 @@ def hyperplane_key(row: IntRow) -> tuple[tuple[int, ...], int]:
     return tuple(side * v for v in a) + (side * b,), side
 
 
+def row_height(rows: Iterable[IntRow]) -> int:
+    """The largest entry of the rows in absolute value (at least 1)."""
+    h = 1
+    for a, b in rows:
+        h = max(h, abs(b), *(abs(v) for v in a))
+    return h
+
+
+def radius_of_height(h: int, dim: int) -> int:
+    """``dim! h^dim + 1``: above every vertex coordinate of an arrangement of rows of height at most ``h``
+    (see :func:`radius_bound`)."""
+    return factorial(dim) * h ** dim + 1
+
+
 def radius_bound(rows: Iterable[IntRow], dim: int) -> int:
     """An integer ``R`` with every vertex of the arrangement of the rows' hyperplanes (and of the coordinate
     hyperplanes) strictly inside ``[-R, R]^dim``.
@@ -92,10 +109,7 @@ def radius_bound(rows: Iterable[IntRow], dim: int) -> int:
     >>> radius_bound([((1, 1), 3)], 2)      # h = 3: 2! * 3^2 + 1
     19
     """
-    h = 1
-    for a, b in rows:
-        h = max(h, abs(b), *(abs(v) for v in a))
-    return factorial(dim) * h ** dim + 1
+    return radius_of_height(row_height(rows), dim)
 
 
 def box_rows(radius: int, dim: int) -> list[IntRow]:
@@ -260,7 +274,9 @@ def _vertex_integers(verts: Sequence[Vertex], drop: int | None = None) -> list[l
     return [[x * (den // v.den) for q, x in enumerate(v.nums) if q != drop] for v in verts]
 
 
-def _dimension_of(verts: Sequence[Vertex]) -> int:
+def vertex_dimension(verts: Sequence[Vertex]) -> int:
+    """The dimension of the affine hull of the vertices (-1 for none): :func:`affine_dimension` of their points,
+    in the integers they carry."""
     rows = _vertex_integers(verts)
     return _rank([[x - y for x, y in zip(row, rows[0])] for row in rows[1:]]) if rows else -1
 
@@ -288,7 +304,7 @@ def triangulate(verts: Sequence[Vertex], face: frozenset[int], dim: int,
             sub = frozenset(v for v in face if row in verts[v].tight)
             if apex in sub or sub in facets:
                 continue
-            if _dimension_of([verts[v] for v in sub]) == dim - 1:
+            if vertex_dimension([verts[v] for v in sub]) == dim - 1:
                 facets.add(sub)
         result = [(apex,) + simplex for sub in sorted(facets, key=sorted)
                   for simplex in triangulate(verts, sub, dim - 1, memo)]
@@ -333,7 +349,7 @@ def volume(verts: Sequence[Vertex], dim: int, *, face: frozenset[int] | None = N
         return Fraction(0)
     if dim == 0:
         return Fraction(1)
-    if _dimension_of([verts[v] for v in face]) < dim:
+    if vertex_dimension([verts[v] for v in face]) < dim:
         return Fraction(0)
     # Every simplex over the common denominator of the face's vertices: a sum of integer determinants.
     den = lcm(*(verts[v].den for v in face))

@@ -45,6 +45,8 @@ def describe(value: Any) -> str:
 
 def _integer(digits: str, where: str) -> int:
     """The integer written by ASCII ``digits`` (optionally after ``-``), whatever Python's str limit."""
+    if len(digits) <= _CHUNK:  # the common case: within Python's limit on int(str), and far below MAX_DIGITS
+        return int(digits)
     sign, digits = ("-", digits[1:]) if digits.startswith("-") else ("", digits)
     if len(digits) > MAX_DIGITS:
         raise InputError(where, f"expected at most {MAX_DIGITS} digits in a number, got {len(digits)}")
@@ -129,6 +131,8 @@ def parse_number(value: Any, where: str) -> Fraction:
         return Fraction(value)
     if isinstance(value, str):
         text = value.strip(_ASCII_SPACE)
+        if _INTEGER.fullmatch(text):  # the common case, read as the decimal branch below reads it
+            return Fraction(_integer(text, where))
         quotient = _QUOTIENT.fullmatch(text)
         if quotient:
             sign, numerator, denominator = quotient.groups()

@@ -62,10 +62,12 @@ import sys
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
+from operator import mul
 from typing import Any, Callable, Sequence
 
 from . import geometry as geo
 from .claims import check_claim
+from .compose import Composer, RegionMaps, bound_heights, keeps_pieces, scaled_point
 from .derived import check_linear_regions, check_search, check_summary, components
 from .errors import InputError, VerificationError
 from .export import Export, load_export
@@ -112,31 +114,41 @@ def _fmt(values) -> str:
     return "[" + ", ".join(str(v) for v in values) + "]"
 
 
+def _certificate_failure(ex: Export, i: int) -> str | None:
+    """Check 1 for region ``i`` by the reference pass (Fractions, a full forward pass): the report of its first
+    failure, or None. The fast scan (:func:`_scan`) decides the same; this writes the report."""
+    net, dom, region = ex.network, ex.domain, ex.regions[i]
+    t = region.point
+    for r, (row, bi) in enumerate(zip(region.A, region.b)):
+        if not dot(row, t) < bi:
+            return f"region {i}: interior_point: row {r} of A t < b fails ({dot(row, t)} >= {bi})"
+    for r, (row, bi) in enumerate(zip(dom.A, dom.b)):
+        if not dot(row, t) < bi:
+            return f"region {i}: interior_point: not inside the open domain (domain row {r})"
+    ev = net.evaluate(region.pattern, t, dom.origin, dom.directions)
+    if ev.pattern != region.pattern:
+        return (f"region {i}: pattern: recorded {_fmt(region.pattern)}, the forward pass at the interior point "
+                f"gives {_fmt(ev.pattern)}")
+    if region.M != ev.M:
+        return (f"region {i}: output_map.M: not the Jacobian of the network with this pattern fixed (expected "
+                f"{[_fmt(r) for r in ev.M]})")
+    value = tuple(dot(row, t) + ci for row, ci in zip(region.M, region.c))
+    if value != ev.output:
+        return (f"region {i}: output_map.c: M t + c = {_fmt(value)} at the interior point, the network gives "
+                f"{_fmt(ev.output)}")
+    return None
+
+
 def _check_certificates(ex: Export) -> list:
-    """Check 1; returns each region's neuron pre-activations under its fixed pattern."""
-    net, dom = ex.network, ex.domain
+    """Check 1 by the reference pass for every region; returns each region's neuron pre-activations under its
+    fixed pattern. Kept as the reference :func:`_scan` is tested against."""
     affine = []
     for i, region in enumerate(ex.regions):
-        t = region.point
-        for r, (row, bi) in enumerate(zip(region.A, region.b)):
-            if not dot(row, t) < bi:
-                raise VerificationError(f"region {i}: interior_point: row {r} of A t < b fails "
-                                        f"({dot(row, t)} >= {bi})")
-        for r, (row, bi) in enumerate(zip(dom.A, dom.b)):
-            if not dot(row, t) < bi:
-                raise VerificationError(f"region {i}: interior_point: not inside the open domain (domain row {r})")
-        ev = net.evaluate(region.pattern, t, dom.origin, dom.directions)
-        if ev.pattern != region.pattern:
-            raise VerificationError(f"region {i}: pattern: recorded {_fmt(region.pattern)}, the forward pass at "
-                                    f"the interior point gives {_fmt(ev.pattern)}")
-        if region.M != ev.M:
-            raise VerificationError(f"region {i}: output_map.M: not the Jacobian of the network with this "
-                                    f"pattern fixed (expected {[_fmt(r) for r in ev.M]})")
-        value = tuple(dot(row, t) + ci for row, ci in zip(region.M, region.c))
-        if value != ev.output:
-            raise VerificationError(f"region {i}: output_map.c: M t + c = {_fmt(value)} at the interior point, "
-                                    f"the network gives {_fmt(ev.output)}")
-        affine.append(ev.neurons)
+        failure = _certificate_failure(ex, i)
+        if failure is not None:
+            raise VerificationError(failure)
+        dom = ex.domain
+        affine.append(ex.network.evaluate(region.pattern, region.point, dom.origin, dom.directions).neurons)
     return affine
 
 
@@ -224,23 +236,102 @@ def _geometry(ex: Export, affine: list, max_subsets: int) -> _Geometry:
     return _Geometry(rows, clip, verts, radius)
 
 
-def _check_constant_patterns(ex: Export, affine: list, g: _Geometry) -> None:
-    """Check 3: each neuron stays in its piece's closed interval on the whole region."""
+def _constant_pattern_failure(ex: Export, i: int, neurons: list, vs: list) -> str | None:
+    """Check 3 for region ``i`` by the reference test (every neuron at every vertex): the report of its first
+    failure, or None. ``neurons`` is the reference pass's, ``vs`` the region's vertices."""
     neuron_names = getattr(ex.network, "entry_names", ex.network.neurons)  # stages: k - 1 entries per max unit
+    for q, (a, d, den, piece, act) in enumerate(neurons):
+        low, high = act.bounds(piece)
+        for v in vs:
+            # the pre-activation at the vertex is value / (den * vden)
+            value = sum(x * y for x, y in zip(a, v.nums)) + d * v.den
+            scale = den * v.den
+            if ((low is not None and value * low.denominator < low.numerator * scale)
+                    or (high is not None and value * high.denominator > high.numerator * scale)):
+                layer, unit = neuron_names[q]
+                return (f"region {i}: pattern: neuron {q} (layer {layer}, unit {unit}) leaves piece {piece} "
+                        f"inside the region (pre-activation {Fraction(value, scale)} at vertex {_fmt(v.point)})")
+    return None
+
+
+def _check_constant_patterns(ex: Export, affine: list, g: _Geometry) -> None:
+    """Check 3 by the reference test for every region: each neuron stays in its piece's closed interval on the
+    whole region. Kept as the reference :func:`_scan` is tested against."""
     for i, (neurons, vs) in enumerate(zip(affine, g.verts)):
-        points = [(nums, vden, v.point) for (nums, vden), v in zip(g.integer_points[i], vs)]
-        for q, (a, d, den, piece, act) in enumerate(neurons):
-            low, high = act.bounds(piece)
-            for nums, vden, point in points:
-                # the pre-activation at the vertex is value / (den * vden)
-                value = sum(x * y for x, y in zip(a, nums)) + d * vden
-                scale = den * vden
-                if ((low is not None and value * low.denominator < low.numerator * scale)
-                        or (high is not None and value * high.denominator > high.numerator * scale)):
-                    layer, unit = neuron_names[q]
-                    raise VerificationError(
-                        f"region {i}: pattern: neuron {q} (layer {layer}, unit {unit}) leaves piece {piece} "
-                        f"inside the region (pre-activation {Fraction(value, scale)} at vertex {_fmt(point)})")
+        failure = _constant_pattern_failure(ex, i, neurons, vs)
+        if failure is not None:
+            raise VerificationError(failure)
+
+
+@dataclass
+class _Scan:
+    """What one pass over the regions found: the regions failing check 1, the geometry's failures (region index to
+    report), the regions failing check 3, each region's vertices, and the largest entry of the neurons' piece-bound
+    rows (for the radius of an unbounded domain)."""
+
+    certificates: list[int] = field(default_factory=list)
+    geometry: dict[int, str] = field(default_factory=dict)
+    patterns: list[int] = field(default_factory=list)
+    verts: list = field(default_factory=list)
+    height: int = 1
+
+
+def _scan(ex: Export, rows: list, clip: list | None, max_subsets: int) -> _Scan:
+    """Checks 1 and 3 and each region's vertices in one pass over the regions, fast (:mod:`proofs_check.compose`).
+
+    The regions are taken in the order of their patterns, so the composed maps of shared pattern prefixes are
+    reused; each region's maps are dropped once its checks are done. Failures are collected, not raised: the
+    caller reports the first region (by index) of the first failing check, with the reference's report. Without
+    ``clip`` (an unbounded domain, whose box needs every neuron's rows first) only check 1 runs, and the height of
+    the neurons' rows is recorded."""
+    dom, k = ex.domain, ex.domain.dim
+    domain_rows = [geo.integer_row(a, b) for a, b in zip(dom.A, dom.b)]
+    composer = Composer(ex.network, dom.origin, dom.directions)
+    out = _Scan(verts=[None] * len(ex.regions))
+    for i in sorted(range(len(ex.regions)), key=lambda i: ex.regions[i].pattern):
+        region = ex.regions[i]
+        point = scaled_point(region.point)
+        maps = _certified_maps(region, rows[i] + domain_rows, point, composer, k)
+        if maps is None:
+            out.certificates.append(i)
+            continue
+        if clip is None:
+            out.height = max(out.height, bound_heights(maps, composer.stages))
+            continue
+        try:
+            vs = geo.vertices(rows[i] + clip, k, max_subsets=max_subsets)
+        except geo.TooLarge as exc:
+            out.geometry[i] = f"region {i}: too large to check by brute force: {exc}; raise --max-subsets"
+            continue
+        if geo.vertex_dimension(vs) < k:
+            out.geometry[i] = f"region {i}: A, b: the region's vertices do not span dimension {k}"
+            continue
+        out.verts[i] = vs
+        if not keeps_pieces(maps, composer.stages, point, [(v.nums, v.den) for v in vs]):
+            out.patterns.append(i)
+    return out
+
+
+def _certified_maps(region, rows: list, point: tuple[tuple[int, ...], int], composer: Composer,
+                    k: int) -> RegionMaps | None:
+    """The region's maps when it passes check 1 (as :func:`_certificate_failure` decides it), else None.
+
+    The rows (the region's, then the domain's) are primitive positive multiples of the file's, so the strict
+    inequalities are the same; with the pattern the actual one, the network's output at the point is ``G t + g``
+    for the composed map, so ``M t + c`` equals it iff ``M = G`` and ``c = g``."""
+    tnums, tden = point
+    if not all(sum(map(mul, a, tnums)) < b * tden for a, b in rows):
+        return None
+    maps = composer.run(region.pattern, point)
+    if maps is None:
+        return None
+    den = maps.den
+    for m_row, c, computed in zip(region.M, region.c, maps.output):
+        if any(m.numerator * den != v * m.denominator for m, v in zip(m_row, computed[:k])):
+            return None
+        if c.numerator * den != computed[k] * c.denominator:
+            return None
+    return maps
 
 
 def _check_coverage(ex: Export, g: _Geometry, max_subsets: int) -> str:
@@ -389,11 +480,21 @@ def verify_export(doc: Any, *, max_subsets: int = DEFAULT_MAX_SUBSETS,
 
 
 def _verify_complex(ex: Export, result: Result, max_subsets: int) -> set[frozenset[int]]:
-    """Checks 1 to 5, a report line each; returns the verified linear regions."""
+    """Checks 1 to 5, a report line each; returns the verified linear regions.
+
+    One scan over the regions does checks 1 and 3 and finds the vertices (two for an unbounded domain, whose clip
+    box needs every neuron first); the failures are reported in the order of the checks below, each for the first
+    region by index, with the report of the reference test of that check."""
     k, n = ex.domain.dim, len(ex.regions)
     if n == 0:
         raise VerificationError("regions: none listed (a full-dimensional domain has at least one)")
-    affine = _check_certificates(ex)
+    rows = [[geo.integer_row(a, b) for a, b in zip(r.A, r.b)] for r in ex.regions]
+    domain_rows = [geo.integer_row(a, b) for a, b in zip(ex.domain.A, ex.domain.b)]
+    radius, clip = None, list(domain_rows)
+    scan = _scan(ex, rows, clip if ex.domain.bounded_by_construction else None, max_subsets)
+    if scan.certificates:
+        raise VerificationError(_certificate_failure(ex, min(scan.certificates)) or
+                                f"region {min(scan.certificates)}: the fast and the reference check 1 disagree")
     result.lines.append("ok: interior points strictly inside, patterns and output maps match the network")
     _check_unique(ex)
     if n <= PAIRWISE_LIMIT:
@@ -404,8 +505,20 @@ def _verify_complex(ex: Export, result: Result, max_subsets: int) -> set[frozens
                             "lies in one open region is not tested pairwise; it follows from the next check)")
     pairs = _check_adjacency_entries(ex)
     result.lines.append("ok: adjacency entries distinct, in range, labelled by the neurons that differ")
-    g = _geometry(ex, affine, max_subsets)
-    _check_constant_patterns(ex, affine, g)
+    if not ex.domain.bounded_by_construction:
+        everything = domain_rows + [row for region in rows for row in region] + geo.box_rows(1, k)
+        radius = geo.radius_of_height(max(scan.height, geo.row_height(everything)), k)
+        clip += geo.box_rows(radius, k)
+        scan = _scan(ex, rows, clip, max_subsets)
+    if scan.geometry:
+        raise VerificationError(scan.geometry[min(scan.geometry)])
+    if scan.patterns:
+        i = min(scan.patterns)
+        region, dom = ex.regions[i], ex.domain
+        neurons = ex.network.evaluate(region.pattern, region.point, dom.origin, dom.directions).neurons
+        raise VerificationError(_constant_pattern_failure(ex, i, neurons, scan.verts[i]) or
+                                f"region {i}: the fast and the reference check 3 disagree")
+    g = _Geometry(rows, clip, scan.verts, radius)
     result.lines.append("ok: every pattern is constant on its region (checked at the region's vertices)")
     result.lines.append("ok: " + _check_coverage(ex, g, max_subsets))
     _check_facets(ex, g, pairs, max_subsets)

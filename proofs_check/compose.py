@@ -1,0 +1,363 @@
+"""Each region's affine maps composed fast, still exactly: integers over common denominators, shared prefixes.
+
+The reference passes (:meth:`proofs_check.network.Network.evaluate`, :meth:`proofs_check.stages.StagedNetwork.
+evaluate`) rebuild every region's maps from scratch, carrying the actual values at the point as one more column.
+Checking a large export that way costs a full forward pass of big integers per region. Here the same maps come
+cheaper, and the checks that read them (:mod:`proofs_check.verify`, checks 1 and 3) accept exactly what the
+reference accepts:
+
+* every layer or stage is scaled to integers once (:class:`IntStage`: rows over one denominator, zero weights of
+  a sparse row left out), and a map is a list of integer rows over one denominator;
+* regions are taken in the order of their patterns, and the maps of a stage's input are kept while the pattern of
+  the stages before it is unchanged (a trie walked depth first: the first stages are shared by many regions);
+* the actual values at the interior point are not carried: with the pattern of earlier stages equal to the
+  recorded one, the actual pre-activations at the point are the fixed-pattern ones evaluated there, so the first
+  neuron whose actual piece differs from the recorded one is found exactly (and there the pass stops: the region
+  fails check 1, whose report the reference pass then writes);
+* a neuron is known to keep its piece on a region when its pre-activation at the interior point, widened by a
+  bound on how far it can move over the region's bounding box, stays in the piece; only the other neurons are
+  evaluated at every vertex (:func:`keeps_pieces`).
+
+Standard library only, like the rest of the verifier.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from itertools import chain
+from operator import itemgetter, mul
+from typing import Any, Callable, Sequence
+
+__all__ = ["IntUnit", "IntStage", "StageMaps", "RegionMaps", "integer_stages", "Composer", "keeps_pieces",
+           "bound_heights", "scaled_point"]
+
+Gather = Callable[[Sequence[int]], tuple]
+
+
+def _gather(indices: Sequence[int]) -> Gather:
+    """A function taking the entries at ``indices`` of a sequence, as a tuple (``itemgetter`` returns a bare
+    value for one index)."""
+    if len(indices) >= 2:
+        return itemgetter(*indices)
+    if len(indices) == 1:
+        (only,) = indices
+        return lambda values: (values[only],)
+    return lambda values: ()
+
+
+def scaled_point(values: Sequence[Fraction]) -> tuple[tuple[int, ...], int]:
+    """``(numerators, den)``: the rationals over their least common denominator (``den > 0``).
+
+    >>> scaled_point([Fraction(1, 2), Fraction(-1, 3)])
+    ((3, -2), 6)
+    """
+    den = math.lcm(*(Fraction(v).denominator for v in values)) if values else 1
+    return tuple(int(Fraction(v) * den) for v in values), den
+
+
+@dataclass(frozen=True, eq=False)
+class IntUnit:
+    """An element-wise activation in integers: on piece ``p`` the output is ``(slopes[p] z + intercepts[p])``
+    over the stage's activation denominator; ``breakpoints`` as ``(p, q)`` pairs (``q > 0``); ``bounds`` per
+    piece the closed interval of pre-activations, as in :meth:`proofs_check.network.Activation.bounds`."""
+
+    slopes: tuple[int, ...]
+    intercepts: tuple[int, ...]
+    breakpoints: tuple[tuple[int, int], ...]
+    neuron: bool
+    activation: Any   # the exact Activation (for the report and the bounds)
+
+    def piece(self, value: int, scale: int) -> int:
+        """The number of breakpoints strictly below ``value / scale`` (``scale > 0``)."""
+        return sum(1 for p, q in self.breakpoints if p * scale < value * q)
+
+
+@dataclass(frozen=True, eq=False)
+class IntStage:
+    """A layer or stage in integers: pre-activation ``z_i = (row_i . x + bias[i]) / den``.
+
+    ``rows[i]`` is ``(weights, gather)``: all the row's weights with ``gather`` None (a dense row), or its non-zero
+    weights and the function that takes the matching inputs from a column. Units ``i < len(units)`` are
+    element-wise (activation denominator ``act_den``); each group is a max unit over the ``z_j`` it lists."""
+
+    rows: tuple[tuple[tuple[int, ...], Gather | None], ...]
+    bias: tuple[int, ...]
+    den: int
+    units: tuple[IntUnit, ...]
+    act_den: int
+    groups: tuple[tuple[int, ...], ...]
+    neurons: int            # entries of the pattern this stage takes
+    valued: bool            # whether some piece is decided by a value at the point
+    neuron_units: tuple[int, ...]   # the element-wise units that are neurons
+    single: tuple[tuple[int, int, int], ...] | None  # (unit, p, q) when each has one breakpoint p / q
+    bounds: tuple  # per neuron unit, per piece: ((p, q) or None, (p, q) or None), the piece's closed interval
+
+
+def _int_unit(act, act_den: int) -> IntUnit:
+    scale = act_den // act.integer_den
+    return IntUnit(tuple(s * scale for s in act.integer_slopes), tuple(c * scale for c in act.integer_intercepts),
+                   act.breakpoint_pairs, not act.is_linear, act)
+
+
+def _int_rows(weight) -> tuple[tuple[tuple[tuple[int, ...], Gather | None], ...], int]:
+    """The rows over their common denominator; a row with fewer non-zero weights than half its length is kept
+    sparse (a convolution's rows read a few inputs each)."""
+    den = math.lcm(*(v.denominator for row in weight for v in row))
+    rows: list[tuple[tuple[int, ...], Gather | None]] = []
+    for row in weight:
+        integers = [v.numerator * (den // v.denominator) for v in row]
+        columns = [j for j, v in enumerate(integers) if v]
+        if 2 * len(columns) < len(integers):
+            rows.append((tuple(integers[j] for j in columns), _gather(columns)))
+        else:
+            rows.append((tuple(integers), None))
+    return tuple(rows), den
+
+
+def _int_stage(weight, bias, activations, groups) -> IntStage:
+    rows, w_den = _int_rows(weight)
+    b_den = math.lcm(*(v.denominator for v in bias))
+    den = math.lcm(w_den, b_den)
+    if den != w_den:
+        factor = den // w_den
+        rows = tuple((tuple(w * factor for w in values), gather) for values, gather in rows)
+    act_den = math.lcm(*(a.integer_den for a in activations)) if activations else 1
+    units = tuple(_int_unit(a, act_den) for a in activations)
+    valued = sorted({i for i, u in enumerate(units) if u.neuron} | {m for group in groups for m in group})
+    neurons = tuple(i for i, u in enumerate(units) if u.neuron)
+    single = tuple((i, *units[i].breakpoints[0]) for i in neurons)
+    return IntStage(rows, tuple(v.numerator * (den // v.denominator) for v in bias), den, units, act_den,
+                    tuple(groups), len(neurons) + len(groups), bool(valued), neurons,
+                    single if all(len(units[i].breakpoints) == 1 for i in neurons) else None,
+                    tuple(tuple(_int_bounds(units[i].activation, p) for p in range(len(units[i].breakpoints) + 1))
+                          for i in neurons))
+
+
+def _int_bounds(act, piece: int) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
+    """The closed interval of a piece as ``(p, q)`` pairs (``q > 0``; None: unbounded)."""
+    return tuple(None if xi is None else (xi.numerator, xi.denominator)  # type: ignore[return-value]
+                 for xi in act.bounds(piece))
+
+
+def integer_stages(network) -> tuple[IntStage, ...]:
+    """The integer form of a network's layers (:class:`proofs_check.network.Network`) or stages
+    (:class:`proofs_check.stages.StagedNetwork`), computed once per network."""
+    cached = getattr(network, "_integer_stages", None)
+    if cached is not None:
+        return cached
+    stages = []
+    for layer in network.layers:
+        if hasattr(layer, "groups"):
+            stages.append(_int_stage(layer.weight, layer.bias, layer.units, layer.groups))
+        else:
+            stages.append(_int_stage(layer.weight, layer.bias, [layer.activation] * len(layer.bias), ()))
+    result = tuple(stages)
+    object.__setattr__(network, "_integer_stages", result)  # frozen dataclasses: cache beside the fields
+    return result
+
+
+@dataclass(frozen=True)
+class StageMaps:
+    """One stage of one region: the pre-activation rows ``(a_0, ..., a_{k-1}, d)`` over ``den`` (the map
+    ``t -> (a . t + d) / den`` with earlier stages on the recorded pattern), their values at the interior point
+    (``values[i]`` over ``den * point_den``; none when no piece depends on them), and the recorded pieces of its
+    neurons."""
+
+    z: list[tuple[int, ...]]
+    den: int
+    values: list[int]
+    pieces: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class RegionMaps:
+    """What :meth:`Composer.run` finds for a region whose recorded pattern is the one at its interior point: each
+    stage's maps, and the output map ``t -> (M t + c)`` as rows ``(M_r, c_r)`` over ``den``."""
+
+    stages: list[StageMaps]
+    output: list[tuple[int, ...]]
+    den: int
+
+
+class Composer:
+    """Composes region after region, keeping the maps of the stages whose pattern prefix repeats.
+
+    The maps of stage ``s``'s pre-activations depend on the pattern of stages ``< s`` only, so for regions taken
+    in pattern order most of them are reused (a depth-first walk of the trie of patterns)."""
+
+    def __init__(self, network, origin: Sequence[Fraction], directions: Sequence[Sequence[Fraction]]) -> None:
+        self.stages = integer_stages(network)
+        k = len(directions)
+        entries = [[Fraction(d[q]) for d in directions] + [Fraction(o)] for q, o in enumerate(origin)]
+        den = math.lcm(*(e.denominator for row in entries for e in row))
+        self.k = k
+        self._input = ([tuple(int(e * den) for e in row) for row in entries], den)
+        self._segments: list[tuple[int, ...] | None] = [None] * len(self.stages)
+        self._z: list[tuple[list[tuple[int, ...]], int] | None] = [None] * len(self.stages)
+        self._x: list[tuple[list[tuple[int, ...]], int] | None] = [None] * len(self.stages)
+
+    def run(self, pattern: Sequence[int], point: tuple[tuple[int, ...], int]) -> RegionMaps | None:
+        """The maps of the region with this recorded pattern and interior point ``(numerators, den)``; None when the
+        pattern is not the actual one at the point (or names a piece that does not exist)."""
+        tvec = point[0] + (point[1],)
+        maps, cursor, valid = [], 0, True
+        for s, stage in enumerate(self.stages):
+            segment = tuple(pattern[cursor:cursor + stage.neurons])
+            cursor += stage.neurons
+            if not valid or self._z[s] is None:
+                x, xden = self._x[s - 1] if s else self._input  # type: ignore[misc]
+                self._z[s] = _preactivations(stage, x, xden)
+                valid = False
+            z, zden = self._z[s]  # type: ignore[misc]
+            values = [sum(map(mul, row, tvec)) for row in z] if stage.valued else []
+            if not _pieces_hold(stage, segment, values, zden * point[1]):
+                self._segments[s:] = [None] * (len(self.stages) - s)
+                self._z[s + 1:] = [None] * (len(self.stages) - s - 1)
+                return None
+            if not valid or self._segments[s] != segment:
+                self._x[s] = _activate(stage, segment, z, zden)
+                self._segments[s] = segment
+                valid = False
+            maps.append(StageMaps(z, zden, values, segment))
+        output, den = self._x[-1]  # type: ignore[misc]
+        return RegionMaps(maps, output, den)
+
+
+def _preactivations(stage: IntStage, x: list[tuple[int, ...]], xden: int) -> tuple[list[tuple[int, ...]], int]:
+    """``z = W x + b`` for a map ``x`` (rows over ``xden``): rows over ``stage.den * xden``. Dense rows read only
+    the inputs whose map is not zero (a ReLU off is a zero row)."""
+    live = [j for j, row in enumerate(x) if any(row)]
+    columns = list(zip(*x)) if x else []
+    if len(live) < len(x):
+        pick = _gather(live)
+        live_columns = list(zip(*(x[j] for j in live))) or [() for _ in range(len(x[0]))]
+    else:
+        pick, live_columns = None, columns
+    last = len(columns) - 1
+    z = []
+    for (weights, gather), b in zip(stage.rows, stage.bias):
+        if gather is None:
+            w = pick(weights) if pick is not None else weights
+            row = [sum(map(mul, w, column)) for column in live_columns]
+        else:
+            row = [sum(map(mul, weights, gather(column))) for column in columns]
+        row[last] += b * xden
+        z.append(tuple(row))
+    return z, stage.den * xden
+
+
+def _pieces_hold(stage: IntStage, segment: tuple[int, ...], values: list[int], scale: int) -> bool:
+    """Whether every recorded piece of the stage is a piece, and the one its value at the point falls in."""
+    count = len(stage.neuron_units)
+    if stage.single is not None:
+        actual = [int(p * scale < values[i] * q) for i, p, q in stage.single]
+    else:
+        actual = [stage.units[i].piece(values[i], scale) for i in stage.neuron_units]
+    if list(segment[:count]) != actual:
+        return False
+    for q, group in enumerate(stage.groups, count):
+        members = [values[m] for m in group]
+        if segment[q] != members.index(max(members)):
+            return False
+    return True
+
+
+def _activate(stage: IntStage, segment: tuple[int, ...], z: list[tuple[int, ...]],
+              zden: int) -> tuple[list[tuple[int, ...]], int]:
+    """The stage's output map with its neurons on the recorded pieces, reduced by the common divisor."""
+    rows, q, A = [], 0, stage.act_den
+    for i, unit in enumerate(stage.units):
+        piece = 0
+        if unit.neuron:
+            piece = segment[q]
+            q += 1
+        slope, intercept = unit.slopes[piece], unit.intercepts[piece]
+        row = z[i]
+        if intercept == 0 and slope == 1:
+            rows.append(row)
+        elif intercept == 0 and slope == 0:
+            rows.append((0,) * len(row))
+        else:
+            new = [slope * v for v in row]
+            new[-1] += intercept * zden
+            rows.append(tuple(new))
+    for group in stage.groups:
+        row = z[group[segment[q]]]
+        rows.append(row if A == 1 else tuple(A * v for v in row))
+        q += 1
+    den = A * zden
+    divisor = math.gcd(den, *chain.from_iterable(rows))
+    if divisor > 1:
+        rows = [tuple(v // divisor for v in row) for row in rows]
+        den //= divisor
+    return rows, den
+
+
+def _entries(stage: IntStage, maps: StageMaps):
+    """The conditions check 3 tests, in the reference order: ``(row, value at the point, low, high)`` with the
+    row and value over the stage's scales, ``low``/``high`` the piece's bounds as ``(p, q)`` (None: unbounded)."""
+    z, values, pieces = maps.z, maps.values, maps.pieces
+    for q, (i, bounds) in enumerate(zip(stage.neuron_units, stage.bounds)):
+        low, high = bounds[pieces[q]]
+        yield z[i], values[i], low, high
+    for q, group in enumerate(stage.groups, len(stage.neuron_units)):
+        win = group[pieces[q]]
+        for m in group:
+            if m != win:
+                yield tuple(x - y for x, y in zip(z[win], z[m])), values[win] - values[m], (0, 1), None
+
+
+def keeps_pieces(maps: RegionMaps, stages: Sequence[IntStage], point: tuple[tuple[int, ...], int],
+                 vertices: Sequence[tuple[Sequence[int], int]]) -> bool:
+    """Check 3 for one region: every neuron's pre-activation stays in its recorded piece's closed interval at every
+    vertex (``vertices`` as ``(numerators, den)``), exactly as the reference test decides it.
+
+    A pre-activation ``a . t + d`` moves from its value at the interior point ``t0`` by at most ``sum_c |a_c| w_c``
+    on the region, ``w_c`` the largest ``|v_c - t0_c|`` over the vertices (the region is their convex hull). When
+    that interval already lies in the piece, so do the values at the vertices; otherwise the vertices are tested
+    one by one. So a condition passes here iff it passes at every vertex."""
+    tnums, tden = point
+    vden = math.lcm(*(d for _, d in vertices))
+    verts = [tuple(v * (vden // d) for v in nums) + (vden,) for nums, d in vertices]
+    # w_c over vden * tden
+    widths = [max(abs(v[c] * tden - tnums[c] * vden) for v in verts) for c in range(len(tnums))]
+    for stage, smaps in zip(stages, maps.stages):
+        scale = smaps.den * vden * tden     # centre and spread are over this
+        for row, value, low, high in _entries(stage, smaps):
+            centre = value * vden
+            spread = sum(map(mul, map(abs, row), widths))   # widths has k entries: the constant is left out
+            if ((low is None or (centre - spread) * low[1] >= low[0] * scale)
+                    and (high is None or (centre + spread) * high[1] <= high[0] * scale)):
+                continue
+            if not _holds_at_vertices(row, verts, smaps.den * vden, low, high):
+                return False
+    return True
+
+
+def _holds_at_vertices(row: tuple[int, ...], verts: list[tuple[int, ...]], scale: int, low, high) -> bool:
+    """The reference test of one condition: ``row . (v, 1)`` in ``[low, high]`` at every vertex (``verts`` as
+    numerators with the common denominator appended; values over ``scale``)."""
+    for vec in verts:
+        at = sum(map(mul, row, vec))
+        if (low is not None and at * low[1] < low[0] * scale) or (high is not None and at * high[1] > high[0] * scale):
+            return False
+    return True
+
+
+def bound_heights(maps: RegionMaps, stages: Sequence[IntStage]) -> int:
+    """The largest entry, in absolute value, of the primitive integer rows of every neuron's piece bounds on this
+    region (the rows :func:`proofs_check.geometry.radius_bound` reads for an unbounded domain); 1 for none."""
+    h = 1
+    for stage, smaps in zip(stages, maps.stages):
+        for row, _, low, high in _entries(stage, smaps):
+            a, d = row[:-1], row[-1]
+            if not any(a):
+                continue
+            for xi in (low, high):
+                if xi is not None:
+                    ints = [xi[1] * v for v in a] + [xi[0] * smaps.den - xi[1] * d]
+                    divisor = math.gcd(*ints) or 1
+                    h = max(h, max(abs(v) for v in ints) // divisor)
+    return h

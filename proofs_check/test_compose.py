@@ -1,0 +1,139 @@
+"""The fast integer composition (:mod:`proofs_check.compose`) pinned against the reference Fraction passes.
+
+For random dense networks and staged networks (element-wise units of several activations, max groups), random
+slices, points and patterns: the fast pass accepts a recorded pattern iff the reference forward pass gives it,
+and then its maps are the reference's, as rationals; the fast check 3 decides as the reference vertex test; the
+heights of the neurons' bound rows are the reference's. Regions go through one :class:`Composer` in pattern order,
+so the reuse of shared prefixes is exercised too.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from proofs_check import geometry as geo
+from proofs_check.compose import Composer, _entries, bound_heights, integer_stages, keeps_pieces, scaled_point
+from proofs_check.network import read_network
+
+small = st.fractions(min_value=-3, max_value=3, max_denominator=6)
+ACTIVATIONS = ["relu", "linear", "hardtanh", {"kind": "leaky_relu", "negative_slope": "1/3"},
+               {"kind": "piecewise_linear", "breakpoints": ["-1/2", "1"], "slopes": ["1/2", "-1", "2"],
+                "offset": "1/5"}]
+
+
+def _matrix(draw, rows, cols, sparse):
+    entries = st.one_of(st.just(Fraction(0)), small) if sparse else small
+    return [[str(draw(entries)) for _ in range(cols)] for _ in range(rows)]
+
+
+@st.composite
+def dense_networks(draw):
+    widths = draw(st.lists(st.integers(1, 4), min_size=1, max_size=3))
+    n = draw(st.integers(1, 3))
+    layers, fan_in = [], n
+    for width in widths:
+        layers.append({"weight": _matrix(draw, width, fan_in, draw(st.booleans())),
+                       "bias": [str(draw(small)) for _ in range(width)],
+                       "activation": draw(st.sampled_from(ACTIVATIONS))})
+        fan_in = width
+    return {"format": "polyregions.network/1", "input_dim": n, "layers": layers}
+
+
+@st.composite
+def staged_networks(draw):
+    n = draw(st.integers(1, 3))
+    stages, fan_in = [], n
+    for _ in range(draw(st.integers(1, 3))):
+        rows = draw(st.integers(2, 5))
+        units = draw(st.integers(0, rows))
+        groups = [draw(st.lists(st.integers(0, rows - 1), min_size=2, max_size=3, unique=True))
+                  for _ in range(draw(st.integers(0 if units else 1, 2)))]
+        activations = ACTIVATIONS[:draw(st.integers(1, len(ACTIVATIONS)))]
+        stages.append({"weight": _matrix(draw, rows, fan_in, draw(st.booleans())),
+                       "bias": [str(draw(small)) for _ in range(rows)], "activations": activations,
+                       "units": [draw(st.integers(0, len(activations) - 1)) for _ in range(units)],
+                       "groups": groups})
+        fan_in = units + len(groups)
+    return {"format": "polyregions.stages/1", "input_dim": n, "stages": stages}
+
+
+def _slice(draw, n):
+    k = draw(st.integers(1, 2))
+    origin = tuple(draw(small) for _ in range(n))
+    directions = tuple(tuple(draw(small) for _ in range(n)) for _ in range(k))
+    return origin, directions
+
+
+def _rational_rows(rows, den):
+    return [tuple(Fraction(v, den) for v in row) for row in rows]
+
+
+def _check_against_reference(network, draw):
+    origin, directions = _slice(draw, network.input_dim)
+    k = len(directions)
+    points = [tuple(draw(small) for _ in range(k)) for _ in range(draw(st.integers(1, 5)))]
+    neurons = len(network.neurons)
+    cases = []
+    for t in points:
+        actual = network.evaluate([-1] * neurons, t, origin, directions).pattern
+        pattern = list(actual)
+        if neurons and draw(st.booleans()):  # a recorded pattern that may not be the actual one
+            q = draw(st.integers(0, neurons - 1))
+            pattern[q] = draw(st.integers(-1, 3))
+        cases.append((tuple(pattern), t))
+    composer = Composer(network, origin, directions)
+    stages = integer_stages(network)
+    for pattern, t in sorted(cases):
+        ev = network.evaluate(pattern, t, origin, directions)
+        point = scaled_point(t)
+        maps = composer.run(pattern, point)
+        assert (maps is not None) == (ev.pattern == pattern)
+        if maps is None:
+            continue
+        assert [row[:k] for row in _rational_rows(maps.output, maps.den)] == [tuple(r) for r in ev.M]
+        assert [row[k] for row in _rational_rows(maps.output, maps.den)] == list(ev.c)
+        entries = [([Fraction(v, smaps.den) for v in row], Fraction(value, smaps.den * point[1]), low, high)
+                   for stage, smaps in zip(stages, maps.stages) for row, value, low, high in _entries(stage, smaps)]
+        assert len(entries) == len(ev.neurons)
+        for (row, value, low, high), (a, d, den, piece, act) in zip(entries, ev.neurons):
+            assert row == [Fraction(v, den) for v in a] + [Fraction(d, den)]
+            assert sum((x * y for x, y in zip(row, t)), row[-1]) == value
+            assert (None if low is None else Fraction(*low), None if high is None else Fraction(*high)) \
+                == act.bounds(piece)
+        # the fast check 3 against the reference vertex test, on random vertex sets
+        vertices = [tuple(draw(small) for _ in range(k)) for _ in range(draw(st.integers(1, 4)))]
+        vs = [scaled_point(v) for v in vertices]
+        expected = all(_reference_holds(a, d, den, piece, act, v) for a, d, den, piece, act in ev.neurons
+                       for v in vertices)
+        assert keeps_pieces(maps, stages, point, vs) == expected
+        assert bound_heights(maps, stages) == geo.row_height(
+            [geo.integer_row([xi.denominator * v for v in a], xi.numerator * den - xi.denominator * d)
+             for a, d, den, piece, act in ev.neurons if any(a)
+             for xi in act.bounds(piece) if xi is not None])
+
+
+def _reference_holds(a, d, den, piece, act, vertex):
+    value = (sum((x * y for x, y in zip(a, vertex)), Fraction(0)) + d) / den
+    low, high = act.bounds(piece)
+    return (low is None or value >= low) and (high is None or value <= high)
+
+
+@settings(max_examples=150, deadline=None)
+@given(dense_networks(), st.data())
+def test_dense_networks_compose_as_the_reference(doc, data):
+    _check_against_reference(read_network(doc, "network"), data.draw)
+
+
+@settings(max_examples=150, deadline=None)
+@given(staged_networks(), st.data())
+def test_staged_networks_compose_as_the_reference(doc, data):
+    _check_against_reference(read_network(doc, "network"), data.draw)
+
+
+@given(st.lists(small, min_size=0, max_size=4))
+def test_scaled_point_is_the_point(values):
+    nums, den = scaled_point(values)
+    assert den > 0 and [Fraction(v, den) for v in nums] == values
