@@ -51,6 +51,8 @@ def figure_style(*, figsize: tuple[float, float] | None = None, font_size: float
     rc: dict[str, Any] = dict(PUBLICATION_RC) if publication else {}
     if font_size is not None:
         rc["font.size"] = font_size
+    if figsize is not None:
+        rc["figure.constrained_layout.use"] = True  # the size asked for is the size written (see save_figure)
     token = _SIZE.set(figsize)
     try:
         with plt.rc_context(rc):
@@ -95,7 +97,10 @@ def save_figure(figure: Any, path: str, *, dpi: int = 150) -> None:
     from polyregions._atomic import atomic_write
 
     extension = check_figure_path(path)
+    # Cropped to what is drawn, unless figure_style fixed the size: a figure asked for at 3.5 inches (a column)
+    # is written at 3.5 inches, laid out inside by the constrained layout.
+    box = "tight" if _SIZE.get() is None else None
     try:
-        atomic_write(path, lambda stream: figure.savefig(stream, dpi=dpi, format=extension, bbox_inches="tight"))
+        atomic_write(path, lambda stream: figure.savefig(stream, dpi=dpi, format=extension, bbox_inches=box))
     finally:
         pyplot().close(figure)
