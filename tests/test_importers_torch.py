@@ -303,8 +303,23 @@ class Pooled(nn.Module):
         return torch.relu(self.c(x.unsqueeze(1))).mean(dim=(2, 3))
 
 
+class Sliced(nn.Module):
+    """Slices with steps, chunk, narrow, select and split of a computed tensor."""
+
+    def __init__(self):
+        super().__init__()
+        self.l, self.h = nn.Linear(3, 8), nn.Linear(7, 1)
+
+    def forward(self, x):
+        y = self.l(x)
+        a, b = y.chunk(2, dim=1)
+        c = torch.relu(a[:, 1:3]) + y.narrow(1, 0, 2)
+        _, q = torch.split(y, [5, 3], dim=1)
+        return self.h(torch.cat([c, torch.relu(b[:, ::2]), y.select(1, 5).unsqueeze(1), torch.relu(q[:, :2])], dim=1))
+
+
 @pytest.mark.parametrize("model, shape", [(Normalised, (1, 4, 4)), (Clamped, (3,)), (Permuted, (2, 6)),
-                                          (Pooled, (4, 4))])
+                                          (Pooled, (4, 4)), (Sliced, (3,))])
 def test_forward_functions_of_every_kind_are_read_exactly_through_every_route(model, shape):
     torch.manual_seed(8)
     module = model().eval()

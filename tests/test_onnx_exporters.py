@@ -251,6 +251,27 @@ def test_minima_match_maxima_of_negated_values(exporter, opset, tmp_path):
     assert _regions(net, domain) == _regions(pr.network_from_torch(rewrite.eval(), input_shape=(2,)), domain)
 
 
+class Sliced(nn.Module):
+    """Slices with steps, chunk, narrow, select and split of a computed tensor (Slice, Gather and Split nodes)."""
+
+    def __init__(self):
+        super().__init__()
+        self.first, self.head = nn.Linear(2, 8), nn.Linear(7, 1)
+
+    def forward(self, x):
+        y = self.first(x)
+        a, b = y.chunk(2, dim=1)
+        c = torch.relu(a[:, 1:3]) + y.narrow(1, 0, 2)
+        _, q = torch.split(y, [5, 3], dim=1)
+        return self.head(torch.cat([c, torch.relu(b[:, ::2]), y.select(1, 5).unsqueeze(1), torch.relu(q[:, :2])],
+                                   dim=1))
+
+
+@pytest.mark.parametrize("exporter, opset", EXPORTERS, ids=IDS)
+def test_slices_and_splits_of_computed_tensors(exporter, opset, tmp_path):
+    _check(Sliced(), (2,), exporter, opset, tmp_path, seed=14)
+
+
 @pytest.mark.parametrize("exporter, opset", EXPORTERS, ids=IDS)
 def test_average_pooling_without_the_padding_in_the_divisor(exporter, opset, tmp_path):
     model = nn.Sequential(nn.Conv2d(1, 2, 2), nn.ReLU(), nn.AvgPool2d(3, stride=2, padding=1,

@@ -43,6 +43,8 @@ def _op_to_json(op: ops.Operation) -> dict[str, Any]:
         return {"op": "scale", "scale": _numbers(op.scale), "shift": _numbers(op.shift)}
     if isinstance(op, ops.Permute):
         return {"op": "permute", "axes": list(op.axes)}
+    if isinstance(op, ops.Take):
+        return {"op": "take", "axis": op.axis, "indices": list(op.indices)}
     if isinstance(op, ops.Pad):
         return {"op": "pad", "pads": [list(p) for p in op.pads], "value": format_rational(op.value)}
     return {"op": op.kind}  # add, flatten
@@ -92,6 +94,7 @@ _READERS: dict[str, tuple[tuple[str, ...], tuple[str, ...], Callable[..., ops.Op
     "scale": (("scale", "shift"), (), lambda e, w: ops.Scale(e["scale"], e["shift"])),
     "permute": (("axes",), (), lambda e, w: ops.Permute(e["axes"])),
     "pad": (("pads",), ("value",), lambda e, w: ops.Pad(e["pads"], e.get("value", 0))),
+    "take": (("axis", "indices"), (), lambda e, w: ops.Take(e["axis"], e["indices"])),
 }
 
 

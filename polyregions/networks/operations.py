@@ -5,8 +5,8 @@ numbers, strings such as ``"1/3"`` and numpy arrays are read exactly (:mod:`poly
 Tensors are channel-first and carry no batch axis. An operation is one of two kinds:
 
 * *affine* (:class:`Dense`, :class:`Conv`, :class:`AvgPool`, :class:`BatchNorm`, :class:`Scale`, :class:`Add`,
-  :class:`Concat`, :class:`Flatten`, :class:`Reshape`, :class:`Permute`, :class:`Pad`): :meth:`affine` gives every
-  output entry as a sparse exact combination of input entries plus a constant;
+  :class:`Concat`, :class:`Flatten`, :class:`Reshape`, :class:`Permute`, :class:`Pad`, :class:`Take`):
+  :meth:`affine` gives every output entry as a sparse exact combination of input entries plus a constant;
 * *piecewise linear* (:class:`Activation`, :class:`PReLU`, :class:`MaxPool`, :class:`Maxout`): element-wise
   units (:meth:`elementwise`, one activation per entry) or max units (:meth:`max_groups`, the input entries each
   output entry is the maximum of; its piece is the argmax).
@@ -35,7 +35,7 @@ from polyregions.networks.activations import Activation as PiecewiseActivation
 from polyregions.networks.activations import activation_from_json, leaky_relu, linear, piecewise_linear
 
 __all__ = ["Dense", "Conv", "AvgPool", "MaxPool", "BatchNorm", "Scale", "Activation", "PReLU", "Maxout", "Add",
-           "Concat", "Flatten", "Reshape", "Permute", "Pad", "Operation", "SparseAffine", "relu6", "flat_size"]
+           "Concat", "Flatten", "Reshape", "Permute", "Pad", "Take", "Operation", "SparseAffine", "relu6", "flat_size"]
 
 Shape = tuple[int, ...]
 #: Output entry ``i`` is ``sum(coef * inputs[k][j] for k, j, coef in terms[i]) + constants[i]`` (flat indices).
@@ -601,6 +601,48 @@ class Pad:
                             tuple(zero if j >= 0 else self.value for j in flat))
 
 
+@dataclass(frozen=True)
+class Take:
+    """The entries at ``indices`` along ``axis`` (in that order, repeats allowed): a slice, a selection, a split.
+
+    Examples
+    --------
+    >>> Take(1, (2, 0)).output_shape([(2, 3)])
+    (2, 2)
+    """
+
+    axis: int
+    indices: Any  # a tuple of int once read
+
+    kind = "take"
+
+    def __post_init__(self) -> None:
+        axis = integer(self.axis, what="take: axis")
+        if axis < 0:
+            raise InvalidInputError(f"take: axis: expected a non-negative axis (no batch axis), got {axis}")
+        indices = self.indices
+        if isinstance(indices, (str, bytes, dict)) or not hasattr(indices, "__len__") or not len(indices):
+            raise InvalidInputError(f"take: indices: expected a non-empty list of indices, got {_describe(indices)}")
+        read = tuple(integer(v, what=f"take: indices[{i}]") for i, v in enumerate(indices))
+        object.__setattr__(self, "axis", axis)
+        object.__setattr__(self, "indices", read)
+
+    def output_shape(self, shapes: Sequence[Shape], what: str = "take") -> Shape:
+        shape = _one_input(shapes, what)
+        if self.axis >= len(shape):
+            raise InvalidInputError(f"{what}: axis: expected an axis below {len(shape)}, got {self.axis}")
+        bad = next((i for i in self.indices if not 0 <= i < shape[self.axis]), None)
+        if bad is not None:
+            raise InvalidInputError(f"{what}: indices: expected indices below {shape[self.axis]} (the axis' size), "
+                                    f"got {bad}")
+        return shape[:self.axis] + (len(self.indices),) + shape[self.axis + 1:]
+
+    def affine(self, shapes: Sequence[Shape]) -> SparseAffine:
+        sources = np.take(np.arange(flat_size(shapes[0])).reshape(shapes[0]), self.indices, axis=self.axis)
+        one = Fraction(1)
+        return SparseAffine(tuple(((0, int(j), one),) for j in sources.reshape(-1)), (Fraction(0),) * sources.size)
+
+
 def _identity(size: int) -> SparseAffine:
     one = Fraction(1)
     return SparseAffine(tuple(((0, j, one),) for j in range(size)), (Fraction(0),) * size)
@@ -705,7 +747,7 @@ class Maxout:
 
 
 Operation = Union[Dense, Conv, AvgPool, MaxPool, BatchNorm, Scale, Activation, PReLU, Maxout, Add, Concat, Flatten,
-                  Reshape, Permute, Pad]
+                  Reshape, Permute, Pad, Take]
 
 
 # --- sizes, checked before anything of that size is built ----------------------------------------------------

@@ -124,11 +124,12 @@ class GraphBuilder:
         return Symbolic(name, (self.batch,) + shape)
 
     def reshape(self, x: Symbolic, shape: Sequence[int], hint: str = "reshape") -> Symbolic:
-        """``x`` with the batch axis kept and the other entries in ``shape`` (a no-op when it is ``x``'s)."""
-        shape = tuple(int(v) for v in shape) or (1,)
-        if shape == x.shape[1:]:
-            return x
-        return self.add(ops.Reshape(shape), [x], hint)
+        """``x`` with the batch axis kept and the other entries in ``shape``. A tensor of one number per input
+        (``shape`` empty) is a vector of one entry in the graph and keeps its framework shape ``[batch]``."""
+        target = tuple(int(v) for v in shape)
+        stored = target or (1,)
+        name = x.name if stored == self.shapes[x.name] else self.add(ops.Reshape(stored), [x], hint).name
+        return Symbolic(name, (self.batch,) + target)
 
     def network(self, output: Any) -> GraphNetwork:
         """The graph network returning ``output``."""

@@ -13,9 +13,9 @@ constant shapes.
   ``count_include_pad``), GlobalAveragePool, GlobalMaxPool, BatchNormalization (inference), Relu, LeakyRelu,
   PRelu, Clip, HardSigmoid, Max and Min (variadic), ReduceMax, ReduceMin, ReduceMean and ReduceSum (over the
   spatial axes), Add, Sub, Mul, Div (by constants; Add and Sub of two tensors), Neg, Sum, Concat, Flatten,
-  Reshape, Transpose, Squeeze, Unsqueeze, Pad (constant mode), Identity, Dropout (inference), Cast (to a float
-  type) and Expand (to the tensor's own shape).
-* On constants only (folded): Constant, Shape, Size, Gather, Slice, ConstantOfShape, Range, Equal, Less, Greater,
+  Reshape, Transpose, Squeeze, Unsqueeze, Pad (constant mode), Slice (positive steps), Gather and Split (at
+  constant indices), Identity, Dropout (inference), Cast (to a float type) and Expand (to the tensor's own shape).
+* On constants only (folded): Constant, Shape, Size, ConstantOfShape, Range, Equal, Less, Greater,
   LessOrEqual, GreaterOrEqual, And, Or, Xor, Not, Where, Floor, Ceil, Abs, Mod, Cast and CastLike, and every
   operator above.
 
@@ -258,6 +258,13 @@ def _size(n: _Node) -> Any:
 
 @_op("Gather")
 def _gather(n: _Node) -> Any:
+    if is_symbolic(n.value(0)):  # entries of a computed tensor at constant indices: a selection
+        x, indices, axis = n.value(0), n.constant(1, "indices"), int(n.attrs.get("axis", 0))
+        if indices.ndim == 0:
+            return call(n.b, "select", [x, axis, int(indices)])
+        taken = call(n.b, "index_select", [x, axis, indices.reshape(-1)])
+        a = axis % x.rank
+        return call(n.b, "view", [taken, list(x.shape[:a]) + list(indices.shape) + list(x.shape[a + 1:])])
     data, indices = _folded_only(n)[:2]
     if not _is_integer(indices):
         raise Unsupported(f"indices: expected integers, got dtype {indices.dtype}")
@@ -266,6 +273,14 @@ def _gather(n: _Node) -> Any:
 
 @_op("Slice")
 def _slice(n: _Node) -> Any:
+    if is_symbolic(n.value(0)):  # a slice of a computed tensor: one selection per sliced axis
+        x = n.value(0)
+        starts, ends = n.ints(1, "starts") or [], n.ints(2, "ends") or []
+        axes = n.ints(3, "axes") or list(range(len(starts)))
+        steps = n.ints(4, "steps") or [1] * len(starts)
+        for axis, start, end, step in zip(axes, starts, ends, steps):
+            x = call(n.b, "slice", [x, axis, start, end, step])
+        return x
     values = _folded_only(n)
     data = values[0]
     starts, ends = n.ints(1, "starts"), n.ints(2, "ends")
@@ -279,6 +294,18 @@ def _slice(n: _Node) -> Any:
             raise Unsupported("steps: expected non-zero steps, got 0")
         index[axis % data.ndim] = slice(start, end, step)
     return data[tuple(index)]
+
+
+@_op("Split")
+def _split(n: _Node) -> Any:
+    x, axis = n.symbolic(0), int(n.attrs.get("axis", 0))
+    size = x.shape[axis % x.rank]
+    sizes = n.ints(1, "split")
+    if sizes is None:  # equal parts, one per output (the last one smaller, as opset 18's num_outputs)
+        parts = int(n.attrs.get("num_outputs", len(n.proto.output)))
+        step = -(-size // parts)
+        sizes = [min(step, size - i) for i in range(0, size, step)]
+    return tuple(call(n.b, "split_with_sizes", [x, sizes, axis]))
 
 
 @_op("Cast", "CastLike")

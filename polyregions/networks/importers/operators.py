@@ -850,3 +850,90 @@ def _dim(b, args, kw):
 def _getitem(b, args, kw):
     container, index = args
     return container[index]
+
+
+# --- selections ---------------------------------------------------------------------------------------------
+
+def _take(b: GraphBuilder, x: Any, dim: Any, indices: Sequence[int], what: str) -> Any:
+    """The entries at ``indices`` along the framework axis ``dim`` (the whole batch axis passes through)."""
+    if not is_symbolic(x):
+        array = constant_array(x, what)
+        return np.take(array, list(indices), axis=int(dim))
+    axis = int(dim) + x.rank if int(dim) < 0 else int(dim)
+    if axis == 0 and list(indices) == list(range(x.shape[0])):
+        return x
+    axis = batchless_axis(x, dim, f"{what}: dim")
+    if list(indices) == list(range(x.shape[axis + 1])):
+        return x
+    return b.add(ops.Take(axis, tuple(indices)), [x], what)
+
+
+def _size_along(x: Any, dim: Any, what: str) -> int:
+    shape = x.shape if is_symbolic(x) else constant_array(x, what).shape
+    return int(shape[int(dim)])
+
+
+@_entry("slice")
+def _slice(b, args, kw):
+    x, dim, start, end, step = _params(args, kw, ("self", _REQUIRED), ("dim", 0), ("start", None), ("end", None),
+                                       ("step", 1))
+    if int(step) < 1:
+        raise Unsupported(f"slice: step: expected a positive step, got {step}")
+    size = _size_along(x, dim, "slice")
+    return _take(b, x, dim, range(size)[slice(start, end, int(step))], "slice")
+
+
+@_entry("select")
+def _select(b, args, kw):
+    x, dim, index = _params(args, kw, ("self", _REQUIRED), ("dim", _REQUIRED), ("index", _REQUIRED))
+    size = _size_along(x, dim, "select")
+    index = int(index)
+    if not -size <= index < size:
+        raise Unsupported(f"select: index: expected an index below {size}, got {index}")
+    taken = _take(b, x, dim, [index % size], "select")
+    return _squeeze(b, [taken, [dim]], {})
+
+
+@_entry("narrow")
+def _narrow(b, args, kw):
+    x, dim, start, length = _params(args, kw, ("self", _REQUIRED), ("dim", _REQUIRED), ("start", _REQUIRED),
+                                    ("length", _REQUIRED))
+    size = _size_along(x, dim, "narrow")
+    first = int(start) % size if size else 0
+    return _take(b, x, dim, range(first, first + int(length)), "narrow")
+
+
+@_entry("index_select")
+def _index_select(b, args, kw):
+    x, dim, index = _params(args, kw, ("self", _REQUIRED), ("dim", _REQUIRED), ("index", _REQUIRED))
+    size = _size_along(x, dim, "index_select")
+    indices = [int(i) % size for i in constant_array(index, "index_select: index").reshape(-1).tolist()]
+    return _take(b, x, dim, indices, "index_select")
+
+
+def _pieces(b: GraphBuilder, x: Any, sizes: Sequence[int], dim: Any, what: str) -> list[Any]:
+    starts = np.cumsum([0] + list(sizes)).tolist()
+    return [_take(b, x, dim, range(first, first + n), what) for first, n in zip(starts, sizes)]
+
+
+@_entry("split", "split_with_sizes")
+def _split(b, args, kw):
+    x, sizes, dim = _params(args, kw, ("self", _REQUIRED), ("split_size", _REQUIRED), ("dim", 0))
+    total = _size_along(x, dim, "split")
+    if isinstance(sizes, (int, np.integer)):
+        sizes = [min(int(sizes), total - i) for i in range(0, total, int(sizes))]
+    return _pieces(b, x, [int(n) for n in sizes], dim, "split")
+
+
+@_entry("chunk")
+def _chunk(b, args, kw):
+    x, chunks, dim = _params(args, kw, ("self", _REQUIRED), ("chunks", _REQUIRED), ("dim", 0))
+    total = _size_along(x, dim, "chunk")
+    size = -(-total // int(chunks))
+    return _pieces(b, x, [min(size, total - i) for i in range(0, total, size)], dim, "chunk")
+
+
+@_entry("unbind")
+def _unbind(b, args, kw):
+    x, dim = _params(args, kw, ("self", _REQUIRED), ("dim", 0))
+    return [_select(b, [x, dim, i], {}) for i in range(_size_along(x, dim, "unbind"))]
