@@ -275,10 +275,9 @@ def _gather(n: _Node) -> Any:
 def _slice(n: _Node) -> Any:
     if is_symbolic(n.value(0)):  # a slice of a computed tensor: one selection per sliced axis
         x = n.value(0)
-        starts, ends = n.ints(1, "starts") or [], n.ints(2, "ends") or []
-        axes = n.ints(3, "axes") or list(range(len(starts)))
-        steps = n.ints(4, "steps") or [1] * len(starts)
-        for axis, start, end, step in zip(axes, starts, ends, steps):
+        bounds = (n.ints(1, "starts") or [], n.ints(2, "ends") or [])
+        sliced = n.ints(3, "axes") or list(range(len(bounds[0])))
+        for axis, start, end, step in zip(sliced, *bounds, n.ints(4, "steps") or [1] * len(bounds[0])):
             x = call(n.b, "slice", [x, axis, start, end, step])
         return x
     values = _folded_only(n)

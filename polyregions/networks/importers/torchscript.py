@@ -9,7 +9,7 @@ one graph for every input.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from polyregions.errors import InvalidInputError
 from polyregions.networks.graph import GraphNetwork
@@ -136,7 +136,7 @@ def _read(node: Any, values: dict[Any, Any], builder: GraphBuilder, what: str, t
                                 f"got {kind}")
 
 
-_LOGIC = {
+_LOGIC: dict[str, Callable[..., Any]] = {
     "aten::__is__": lambda a, b: a is b or (a is None and b is None),
     "aten::__isnot__": lambda a, b: not (a is b or (a is None and b is None)),
     "aten::__not__": lambda a: not a,
