@@ -32,12 +32,25 @@ copyright = "the polyregions authors"
 release = version = polyregions.__version__
 
 extensions = ["sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.mathjax", "sphinx.ext.viewcode"]
+# MathJax from the built pages themselves, never from a CDN: the teaching pages are read offline (a lecture hall,
+# a train), where a CDN's script would leave raw TeX. The PyPI package sphinx-mathjax-offline bundles MathJax 3
+# and copies it into _static/mathjax/ (the docs and test extras install it).
+try:
+    import importlib
+
+    importlib.import_module("sphinx-mathjax-offline")
+except ImportError:  # pragma: no cover - the build still works, with formulas from the CDN
+    OFFLINE_MATHJAX = False
+else:
+    OFFLINE_MATHJAX = True
+    extensions.append("sphinx-mathjax-offline")
 exclude_patterns = ["_build", "figures/_generated"]
 templates_path: list[str] = []
 html_theme = "alabaster"
 html_theme_options = {"description": "exact geometry of piecewise-linear networks", "page_width": "1100px",
                       "sidebar_width": "230px"}
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["polyregions.css"]  # long code lines scroll inside their box instead of being cut
 html_title = f"polyregions {release}"
 
 autodoc_member_order = "bysource"

@@ -2,6 +2,7 @@
 with Sphinx without a warning."""
 
 import doctest
+import importlib.util
 import re
 import subprocess
 import sys
@@ -53,5 +54,12 @@ def test_sphinx_builds_without_warnings(tmp_path):
     for page in ("index.html", "getting_started.html", "guide/training.html", "teaching/zaslavsky.html",
                  "formats.html", "api/index.html", "api/plotting.regions.html"):
         assert (tmp_path / "html" / page).is_file(), page
+    # Offline (with the packaged MathJax of the docs extra): every page loads its scripts from the built docs,
+    # none from another host, so formulas render without a network.
+    if importlib.util.find_spec("sphinx-mathjax-offline") is not None:
+        remote = [p.name for p in (tmp_path / "html").rglob("*.html")
+                  if re.search(r'<script[^>]+src="(https?:)?//', p.read_text())]
+        assert not remote, remote
+        assert (tmp_path / "html" / "_static" / "mathjax" / "tex-chtml.js").is_file()
     images = {p.name for p in (tmp_path / "html" / "_images").iterdir()}
     assert {"snapshots_moons.png", "lines_digits.png", "four_lines.png", "posets.png"} <= images
