@@ -344,8 +344,8 @@ def test_local_functions_are_inlined_and_half_precision_weights_read_exactly():
      r"node 'y' \(Relu\): input 'i': expected a tensor or a constant, got the indices of a maximum"),
     ([helper.make_node("Relu", ["nowhere"], ["y"])], r"node 'y' \(Relu\): input 'nowhere': expected the graph's "
                                                      r"input, an initializer or an earlier node's output"),
-    ([helper.make_node("Gather", ["x", "i"], ["y"])], r"node 'y' \(Gather\): expected constant inputs \(a shape "
-                                                      r"computation, folded while reading\), got the tensor 'x'"),
+    ([helper.make_node("Range", ["x", "i", "i"], ["y"])], r"node 'y' \(Range\): expected constant inputs \(a shape "
+                                                           r"computation, folded while reading\), got the tensor 'x'"),
     ([helper.make_node("Pad", ["x", "p"], ["y"], mode="reflect")], r"node 'y' \(Pad\): mode: expected constant, "
                                                                   r"got reflect"),
 ])
