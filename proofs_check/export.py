@@ -68,8 +68,11 @@ class Export:
 
 def _region(obj: Any, here: str, n_neurons: int, k: int, out: int) -> Region:
     check_keys(obj, REGION_KEYS, here)
-    pattern = tuple(read_int(v, f"{here}.pattern[{j}]")
-                    for j, v in enumerate(read_list(get_key(obj, "pattern", here), f"{here}.pattern", n_neurons)))
+    entries = read_list(get_key(obj, "pattern", here), f"{here}.pattern", n_neurons)
+    if all(type(v) is int for v in entries):  # noqa: E721 (the common case; bool, a subclass of int, is refused below)
+        pattern = tuple(entries)
+    else:
+        pattern = tuple(read_int(v, f"{here}.pattern[{j}]") for j, v in enumerate(entries))
     A = read_matrix(get_key(obj, "A", here), f"{here}.A", None, k)
     b = read_vector(get_key(obj, "b", here), f"{here}.b", len(A))
     point = read_vector(get_key(obj, "interior_point", here), f"{here}.interior_point", k)

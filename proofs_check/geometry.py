@@ -13,6 +13,7 @@ from __future__ import annotations
 from fractions import Fraction
 from itertools import combinations
 from math import comb, factorial, gcd, lcm
+from operator import mul
 from typing import Iterable, NamedTuple, Sequence
 
 __all__ = [
@@ -161,6 +162,15 @@ def _cramer(subset: Sequence[IntRow]) -> tuple[list[int], int] | None:
             for q in range(len(matrix))], den
 
 
+def _cramer2(subset: Sequence[IntRow]) -> tuple[list[int], int] | None:
+    """:func:`_cramer` for two rows in the plane, written out (the 2-D slices' every vertex comes this way)."""
+    ((a0, a1), b0), ((c0, c1), b1) = subset
+    den = a0 * c1 - a1 * c0
+    if den == 0:
+        return None
+    return [b0 * c1 - a1 * b1, a0 * b1 - b0 * c0], den
+
+
 def _solve(subset: Sequence[IntRow]) -> tuple[list[int], int] | None:
     """The same as :func:`_cramer` by fraction-free Gauss-Jordan elimination (Bareiss): the matrix ends as
     ``det * I`` and the right-hand side as ``det * x`` (up to one common sign), every division exact."""
@@ -206,8 +216,9 @@ def vertices(rows: Sequence[IntRow], dim: int, *, max_subsets: int | None = None
     if max_subsets is not None and count > max_subsets:
         raise TooLarge(f"C({len(distinct)}, {dim}) = {count} row subsets (limit {max_subsets})")
     found: dict[tuple[int, ...], Vertex] = {}
+    solve = _solve if dim > 3 else _cramer2 if dim == 2 else _cramer
     for subset in combinations(distinct, dim):
-        solved = _solve(subset) if dim > 3 else _cramer(subset)
+        solved = solve(subset)
         if solved is None:
             continue
         nums, den = solved
@@ -215,7 +226,7 @@ def vertices(rows: Sequence[IntRow], dim: int, *, max_subsets: int | None = None
             den, nums = -den, [-v for v in nums]
         tight = []
         for index, (a, b) in enumerate(rows):
-            lhs = sum(x * y for x, y in zip(a, nums))
+            lhs = sum(map(mul, a, nums))
             if lhs > b * den:
                 break
             if lhs == b * den:
@@ -349,6 +360,8 @@ def volume(verts: Sequence[Vertex], dim: int, *, face: frozenset[int] | None = N
         return Fraction(0)
     if dim == 0:
         return Fraction(1)
+    if dim == 1 and len(face) == 2 and len(verts[min(face)].nums) - (drop is not None) == 1:
+        return _segment_length(verts, face, drop)
     if vertex_dimension([verts[v] for v in face]) < dim:
         return Fraction(0)
     # Every simplex over the common denominator of the face's vertices: a sum of integer determinants.
@@ -359,6 +372,17 @@ def volume(verts: Sequence[Vertex], dim: int, *, face: frozenset[int] | None = N
         base = scaled[simplex[0]]
         total += abs(_det([[x - y for x, y in zip(scaled[v], base)] for v in simplex[1:]]))
     return Fraction(total, den ** dim * factorial(dim))
+
+
+def _segment_length(verts: Sequence[Vertex], face: frozenset[int], drop: int | None) -> Fraction:
+    """:func:`volume` of a face of two vertices in dimension 1, written out: the vertices are distinct (they are
+    deduplicated), so the face spans dimension 1 and its pulling triangulation is the one segment between them,
+    measured (as there) in the coordinates left after ``drop``."""
+    u, v = (verts[i] for i in sorted(face))
+    den = lcm(u.den, v.den)
+    pu = [x * (den // u.den) for q, x in enumerate(u.nums) if q != drop]
+    pv = [x * (den // v.den) for q, x in enumerate(v.nums) if q != drop]
+    return Fraction(abs(pv[0] - pu[0]), den)
 
 
 def restrict_to_hyperplane(rows: Iterable[IntRow], plane: IntRow, drop: int) -> list[IntRow]:

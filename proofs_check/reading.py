@@ -32,6 +32,8 @@ _INTEGER = re.compile(r"-?[0-9]+", re.ASCII)
 _ASCII_SPACE = " \t\n\r\f\v"
 _CHUNK = 600  # digits converted at a time: always within Python's limit on int(str) (at least 640)
 _ZERO = Fraction(0)
+#: Strings read most often (a convolution's weight matrix is mostly zeros), with their values.
+_COMMON = {"0": _ZERO, "1": Fraction(1), "-1": Fraction(-1)}
 
 
 def describe(value: Any) -> str:
@@ -121,6 +123,8 @@ def parse_number(value: Any, where: str) -> Fraction:
     >>> parse_number(0.5, "x")
     Fraction(1, 2)
     """
+    if type(value) is str and value in _COMMON:  # noqa: E721 (a str subclass takes the general path)
+        return _COMMON[value]
     if isinstance(value, bool):
         raise InputError(where, f"expected a number, got the boolean {describe(value)}")
     if isinstance(value, int):

@@ -9,6 +9,7 @@ so the reuse of shared prefixes is exercised too.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 from hypothesis import given, settings
@@ -137,3 +138,61 @@ def test_staged_networks_compose_as_the_reference(doc, data):
 def test_scaled_point_is_the_point(values):
     nums, den = scaled_point(values)
     assert den > 0 and [Fraction(v, den) for v in nums] == values
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.tuples(st.integers(-5, 5), st.integers(-5, 5)), st.integers(-9, 9)), min_size=0,
+                max_size=7), st.integers(0, 1))
+def test_plane_vertices_and_segment_lengths_match_the_general_path(rows, drop):
+    """The written-out 2-D Cramer's rule and segment length give what the general code gives."""
+    box = geo.box_rows(6, 2)
+    verts = geo.vertices(rows + box, 2)
+    for subset in [(a, b) for a in rows + box for b in rows + box]:
+        assert geo._cramer2(subset) == geo._cramer(subset)
+    for i in range(len(verts)):
+        for j in range(i):
+            face = frozenset((i, j))
+            general = _general_volume(verts, face, drop)
+            assert geo.volume(verts, 1, face=face, drop=drop) == general
+
+
+def _general_volume(verts, face, drop):
+    """:func:`geo.volume` of a 1-dimensional face by the triangulation, as before the written-out segment."""
+    if geo.vertex_dimension([verts[v] for v in face]) < 1:
+        return Fraction(0)
+    den = math.lcm(*(verts[v].den for v in face))
+    scaled = {v: [x * (den // verts[v].den) for q, x in enumerate(verts[v].nums) if q != drop] for v in face}
+    total = 0
+    for simplex in geo.triangulate(verts, face, 1, {}):
+        base = scaled[simplex[0]]
+        total += abs(geo._det([[x - y for x, y in zip(scaled[v], base)] for v in simplex[1:]]))
+    return Fraction(total, den)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.tuples(st.tuples(small, small), small), min_size=1, max_size=4),
+                          st.tuples(st.fractions(-1, 1, max_denominator=5), st.fractions(-1, 1, max_denominator=5))),
+                min_size=1, max_size=12), st.booleans())
+def test_pairwise_test_on_the_grid_reports_as_all_pairs(regions, unbounded):
+    """The grid of bounding boxes skips only pairs the all-pairs test passes, so both report the same overlap."""
+    from types import SimpleNamespace
+
+    from proofs_check.errors import VerificationError
+    from proofs_check.verify import _box_candidates, _check_points_in_one_region
+
+    ex = SimpleNamespace(regions=[SimpleNamespace(A=[a for a, _ in rows], b=[b for _, b in rows], point=point)
+                                  for rows, point in regions])
+    rows = [[geo.integer_row(a, b) for a, b in zip(r.A, r.b)] for r in ex.regions]
+    radius = 2 if unbounded else None
+    clip = geo.box_rows(2 if unbounded else 1, 2)
+    # vertices of each region cut to the clip; points outside the domain [-1, 1]^2 are not interior points
+    verts = [geo.vertices(r + clip, 2) for r in rows]
+
+    def outcome(candidates):
+        try:
+            _check_points_in_one_region(ex, rows, candidates)
+        except VerificationError as exc:
+            return str(exc)
+        return None
+
+    assert outcome(None) == outcome(_box_candidates(verts, radius))

@@ -57,6 +57,7 @@ change or an uncovered facet anywhere shows inside the box as well, and the chec
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import sys
 from dataclasses import dataclass, field
@@ -160,18 +161,60 @@ def _check_unique(ex: Export) -> None:
                                     f"{seen[region.pattern]}")
         seen[region.pattern] = i
 
-def _check_points_in_one_region(ex: Export) -> None:
-    """Each interior point lies in no other open region (integer arithmetic; quadratic in the regions)."""
-    rows = [[geo.integer_row(a, b) for a, b in zip(r.A, r.b)] for r in ex.regions]
-    points = []
-    for region in ex.regions:
-        den = math.lcm(*(x.denominator for x in region.point))
-        points.append((tuple(int(x * den) for x in region.point), den))
+def _check_points_in_one_region(ex: Export, rows: list | None = None, candidates: Callable | None = None) -> None:
+    """Each interior point lies in no other open region (integer arithmetic; quadratic in the regions).
+
+    ``candidates(i, point)``, when given, lists in increasing order the regions ``j`` whose open set may hold
+    region ``i``'s interior point (:func:`_box_candidates`); the others are known not to, and are skipped."""
+    if rows is None:
+        rows = [[geo.integer_row(a, b) for a, b in zip(r.A, r.b)] for r in ex.regions]
+    points = [scaled_point(region.point) for region in ex.regions]
     for i, (nums, den) in enumerate(points):
-        for j, other in enumerate(rows):
-            if j != i and all(sum(p * q for p, q in zip(a, nums)) < b * den for a, b in other):
+        for j in range(len(rows)) if candidates is None else candidates(i, ex.regions[i].point):
+            if j != i and all(sum(map(mul, a, nums)) < b * den for a, b in rows[j]):
                 raise VerificationError(f"region {i}: interior_point: also inside the open region {j} "
                                         "(regions overlap)")
+
+
+def _box_candidates(verts: list, radius: int | None) -> Callable[[int, Sequence[Fraction]], list[int]]:
+    """For :func:`_check_points_in_one_region`: the regions whose bounding box holds a point, found on a grid.
+
+    A point of the open domain inside region ``j``'s open set lies in ``Q_j``, the convex hull of ``j``'s vertices
+    (when the domain was cut to the box ``[-R, R]^k``, for points inside that box), so in ``j``'s bounding box.
+    The grid's cells are found by exact floors; a region is listed in every cell its box meets, a region without
+    vertices (its geometry failed, reported later) in every cell, and a point outside the box ``[-R, R]^k`` gets
+    every region."""
+    n = len(verts)
+    known = [j for j in range(n) if verts[j]]
+    boxes = {j: [(min(p), max(p)) for p in zip(*(v.point for v in verts[j]))] for j in known}
+    everyone, unknown = list(range(n)), [j for j in range(n) if not verts[j]]
+    if not boxes:
+        return lambda i, point: everyone
+    k = len(next(iter(boxes.values())))
+    low = [min(box[c][0] for box in boxes.values()) for c in range(k)]
+    high = [max(box[c][1] for box in boxes.values()) for c in range(k)]
+    side = max(1, round(len(boxes) ** (1 / k)))
+
+    def cell(x: Fraction, c: int) -> int:
+        if high[c] == low[c]:
+            return 0
+        return min(side - 1, max(0, math.floor((x - low[c]) * side / (high[c] - low[c]))))
+
+    grid: dict[tuple[int, ...], list[int]] = {}
+    for j in known:
+        ranges = [range(cell(lo, c), cell(hi, c) + 1) for c, (lo, hi) in enumerate(boxes[j])]
+        for key in itertools.product(*ranges):
+            grid.setdefault(key, []).append(j)
+
+    def candidates(i: int, point: Sequence[Fraction]) -> list[int]:
+        if radius is not None and any(abs(x) > radius for x in point):
+            return everyone
+        if any(not low[c] <= x <= high[c] for c, x in enumerate(point)):
+            return unknown
+        found = grid.get(tuple(cell(x, c) for c, x in enumerate(point)), [])
+        return sorted(found + unknown) if unknown else found
+
+    return candidates
 
 
 def _check_adjacency_entries(ex: Export) -> dict[frozenset, int]:
@@ -496,20 +539,20 @@ def _verify_complex(ex: Export, result: Result, max_subsets: int) -> set[frozens
         raise VerificationError(_certificate_failure(ex, min(scan.certificates)) or
                                 f"region {min(scan.certificates)}: the fast and the reference check 1 disagree")
     result.lines.append("ok: interior points strictly inside, patterns and output maps match the network")
+    if not ex.domain.bounded_by_construction:
+        everything = domain_rows + [row for region in rows for row in region] + geo.box_rows(1, k)
+        radius = geo.radius_of_height(max(scan.height, geo.row_height(everything)), k)
+        clip += geo.box_rows(radius, k)
+        scan = _scan(ex, rows, clip, max_subsets)
     _check_unique(ex)
     if n <= PAIRWISE_LIMIT:
-        _check_points_in_one_region(ex)
+        _check_points_in_one_region(ex, rows, _box_candidates(scan.verts, radius))
         result.lines.append("ok: patterns unique; each interior point lies in exactly one open region")
     else:
         result.lines.append(f"ok: patterns unique (more than {PAIRWISE_LIMIT} regions: that each interior point "
                             "lies in one open region is not tested pairwise; it follows from the next check)")
     pairs = _check_adjacency_entries(ex)
     result.lines.append("ok: adjacency entries distinct, in range, labelled by the neurons that differ")
-    if not ex.domain.bounded_by_construction:
-        everything = domain_rows + [row for region in rows for row in region] + geo.box_rows(1, k)
-        radius = geo.radius_of_height(max(scan.height, geo.row_height(everything)), k)
-        clip += geo.box_rows(radius, k)
-        scan = _scan(ex, rows, clip, max_subsets)
     if scan.geometry:
         raise VerificationError(scan.geometry[min(scan.geometry)])
     if scan.patterns:
