@@ -232,9 +232,9 @@ def test_a_tampered_stage_weight_is_rejected(graph_certificate):
 
 
 def test_search_finds_a_graph_counterexample_to_linear_equals_activation(tmp_path):
-    from polyregions.networks._graph_format import graph_from_json
+    from polyregions.networks.graph_files import graph_network_from_json
 
-    net = graph_from_json(GRAPH_START, "start")
+    net = graph_network_from_json(GRAPH_START, source="start")
     result = search("activation_regions == linear_regions", start=net, seed=0, evaluations=200, output=tmp_path / "c")
     assert result.found and result.verdict.value > result.verdict.bound
     assert isinstance(result.network, GraphNetwork)
@@ -244,7 +244,8 @@ def test_search_finds_a_graph_counterexample_to_linear_equals_activation(tmp_pat
 
 
 def test_serra_is_refused_for_a_graph_network():
-    from polyregions.networks._graph_format import graph_from_json
+    from polyregions.networks.graph_files import graph_network_from_json
 
     with pytest.raises(InvalidInputError, match="dense ReLU network"):
-        search("activation_regions <= serra_bound", start=graph_from_json(GRAPH_START, "start"), evaluations=1)
+        search("activation_regions <= serra_bound", start=graph_network_from_json(GRAPH_START, source="start"),
+               evaluations=1)

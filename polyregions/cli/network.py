@@ -57,6 +57,7 @@ def add_parser(subparsers) -> None:
 def run(args) -> int:
     from polyregions._atomic import atomic_write_text, check_output
     from polyregions.errors import InvalidInputError
+    from polyregions.networks.io import network_document
 
     if (args.model is None) == (args.widths is None):
         raise InvalidInputError("MODEL: expected a model to convert or --widths for a random network, got "
@@ -64,7 +65,7 @@ def run(args) -> int:
     if args.output != "-":
         check_output(args.output, what="--output")
     network = _read(args) if args.model is not None else _draw(args)
-    document = network.to_json() if hasattr(network, "to_json") else _network_document(network)
+    document = network_document(network)
     text = json.dumps(document) + "\n"
     if args.output == "-":
         sys.stdout.write(text)
@@ -104,7 +105,3 @@ def _draw(args):
     return getattr(initializers, args.init)(widths, seed=args.seed, output_dim=args.output_dim)
 
 
-def _network_document(network):
-    from polyregions.networks.io import network_to_json
-
-    return network_to_json(network)

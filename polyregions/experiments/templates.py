@@ -41,6 +41,7 @@ from typing import Any
 
 from polyregions.errors import InvalidInputError
 from polyregions.networks.graph import GraphNetwork
+from polyregions.networks.graph_files import graph_to_json
 
 __all__ = ["ArchitectureTemplate", "load_template"]
 
@@ -173,7 +174,7 @@ def load_template(path: str | os.PathLike) -> ArchitectureTemplate:
         raise InvalidInputError(f"{where}: {error}") from None
     if not isinstance(network, GraphNetwork):
         network = GraphNetwork.from_network(network)
-    document = json.dumps(network.to_json(), sort_keys=True, separators=(",", ":"))
+    document = json.dumps(graph_to_json(network), sort_keys=True, separators=(",", ":"))
     template = ArchitectureTemplate(source, network, hashlib.sha256(document.encode()).hexdigest()[:12])
     if not _weighted(network):
         raise InvalidInputError(f"{where}: expected a network with dense or convolutional nodes (their weights are "

@@ -13,7 +13,9 @@ _EXPORTS = {
     ".activations": ["Activation", "relu", "linear", "hardtanh", "leaky_relu", "piecewise_linear",
                      "activation_from_json"],
     ".network": ["Layer", "Network"],
-    ".io": ["load_network", "save_network", "network_from_json", "network_to_json", "load_npz",
+    ".graph": ["GraphNetwork", "Node"],
+    ".graph_files": ["graph_to_json", "graph_network_from_json"],
+    ".io": ["load_network", "save_network", "network_document", "network_from_json", "network_to_json", "load_npz",
             "network_from_arrays"],
     ".importers": ["network_from_torch", "network_from_exported", "network_from_torchscript", "load_torch_file",
                    "graph_from_onnx", "load_onnx", "network_from_sklearn"],
@@ -34,6 +36,8 @@ if TYPE_CHECKING:
         relu,
     )
     from polyregions.networks.constructions import montufar, montufar_regions, sawtooth
+    from polyregions.networks.graph import GraphNetwork, Node
+    from polyregions.networks.graph_files import graph_network_from_json, graph_to_json
     from polyregions.networks.importers import (
         graph_from_onnx,
         load_onnx,
@@ -47,6 +51,7 @@ if TYPE_CHECKING:
     from polyregions.networks.io import (
         load_network,
         load_npz,
+        network_document,
         network_from_arrays,
         network_from_json,
         network_to_json,

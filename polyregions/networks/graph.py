@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from polyregions.networks.network import Network
     from polyregions.networks.stages import StagedNetwork
 
-__all__ = ["Node", "GraphNetwork", "graph_network_from_json", "FORMAT"]
+__all__ = ["Node", "GraphNetwork", "FORMAT"]
 
 #: The format tag of a graph network file.
 FORMAT = "polyregions.network/2"
@@ -253,44 +253,3 @@ class GraphNetwork:
                 nodes.append(Node(f"act{i}", ops.Activation(layer.activation), (previous,)))
                 previous = f"act{i}"
         return cls((network.input_dim,), tuple(nodes), previous)
-
-    def to_json(self) -> dict[str, Any]:
-        """The ``polyregions.network/2`` document (every number an exact string), read back by
-        :func:`graph_network_from_json`."""
-        from polyregions.networks._graph_format import graph_to_json
-
-        return graph_to_json(self)
-
-
-def graph_network_from_json(data: Any, *, source: str = "network") -> GraphNetwork:
-    """Read a ``polyregions.network/2`` document.
-
-    Parameters
-    ----------
-    data : dict
-        The parsed JSON: ``"format"``, ``"input_shape"``, ``"nodes"`` (each with ``"name"``, ``"op"``,
-        ``"inputs"`` and the operation's parameters) and ``"output"``.
-    source : str, keyword-only
-        The file name (or another label) that starts every error message.
-
-    Returns
-    -------
-    GraphNetwork
-
-    Raises
-    ------
-    InvalidInputError
-        Naming ``source``, the node (its index, operation and name) and the field.
-
-    Examples
-    --------
-    >>> doc = {"format": "polyregions.network/2", "input_shape": [2],
-    ...        "nodes": [{"name": "d", "op": "dense", "inputs": ["input"], "weight": [[1, 1]], "bias": ["-1/2"]},
-    ...                  {"name": "r", "op": "relu", "inputs": ["d"]}], "output": "r"}
-    >>> graph_network_from_json(doc)([1, 1])
-    (Fraction(3, 2),)
-    """
-    from polyregions.networks._graph_format import graph_from_json
-
-    return graph_from_json(data, source)
-

@@ -39,6 +39,7 @@ __all__ = [
     "network_to_json",
     "load_network",
     "save_network",
+    "network_document",
     "load_npz",
     "network_from_arrays",
 ]
@@ -160,13 +161,26 @@ def network_from_json(obj: Any, *, what: str = "network") -> Network:
     return Network.from_layers(input_dim, triples, what=what)
 
 
-def save_network(network: Network, path: str | os.PathLike) -> None:
-    """Write a ``polyregions.network/1`` file atomically (a temporary file renamed over ``path``).
+def network_document(network: Any) -> dict[str, Any]:
+    """The file document of a layered :class:`Network` (``polyregions.network/1``, :func:`network_to_json`) or of
+    a :class:`~polyregions.networks.graph.GraphNetwork` (``polyregions.network/2``)."""
+    if isinstance(network, Network):
+        return network_to_json(network)
+    from polyregions.networks.graph import GraphNetwork
+    from polyregions.networks.graph_files import graph_to_json
+
+    if not isinstance(network, GraphNetwork):
+        raise InvalidInputError(f"network: expected a Network or a GraphNetwork, got {type(network).__name__}")
+    return graph_to_json(network)
+
+
+def save_network(network: Any, path: str | os.PathLike) -> None:
+    """Write a network file atomically (a temporary file renamed over ``path``).
 
     Parameters
     ----------
-    network : Network
-        The network; its document is :func:`network_to_json`, one line of JSON.
+    network : Network or GraphNetwork
+        The network; its document is :func:`network_document`, one line of JSON.
     path : str or os.PathLike
         The file to write; an existing file is replaced only once the new one is complete (a symbolic link is
         written through, a device written directly).
@@ -185,7 +199,7 @@ def save_network(network: Network, path: str | os.PathLike) -> None:
     >>> pr.load_network(path) == pr.sawtooth(2)
     True
     """
-    atomic_write_text(path, json.dumps(network_to_json(network)) + "\n")
+    atomic_write_text(path, json.dumps(network_document(network)) + "\n")
 
 
 def load_network(path: str | os.PathLike, *, trust_pickle: bool = False) -> Any:
@@ -234,7 +248,7 @@ def load_network(path: str | os.PathLike, *, trust_pickle: bool = False) -> Any:
         return _load_model_file(name, trust_pickle)
     data = read_json(name)
     if isinstance(data, dict) and data.get("format") == GRAPH_FORMAT:
-        from polyregions.networks.graph import graph_network_from_json
+        from polyregions.networks.graph_files import graph_network_from_json
 
         return graph_network_from_json(data, source=name)
     return network_from_json(data, what=name)

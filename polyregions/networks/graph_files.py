@@ -1,4 +1,8 @@
-"""The ``polyregions.network/2`` document: a graph of named operations with exact parameters, both ways."""
+"""The ``polyregions.network/2`` document: a graph of named operations with exact parameters, both ways.
+
+:func:`graph_to_json` writes it (every number an exact string); :func:`graph_network_from_json` reads it back,
+every error naming the source, the node and the field.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,8 @@ from polyregions.exact.rationals import _describe, format_rational
 from polyregions.networks import operations as ops
 from polyregions.networks.activations import activation_from_json, hardtanh, leaky_relu, relu
 from polyregions.networks.graph import FORMAT, GraphNetwork, Node
+
+__all__ = ["graph_to_json", "graph_network_from_json"]
 
 
 def _numbers(values: Any) -> Any:
@@ -51,7 +57,8 @@ def _op_to_json(op: ops.Operation) -> dict[str, Any]:
 
 
 def graph_to_json(network: GraphNetwork) -> dict[str, Any]:
-    """The document of ``network``; every number an exact string."""
+    """The ``polyregions.network/2`` document of ``network`` (every number an exact string), read back by
+    :func:`graph_network_from_json`."""
     nodes = [{"name": node.name, **_op_to_json(node.op), "inputs": list(node.inputs)} for node in network.nodes]
     return {"format": FORMAT, "input_shape": list(network.input_shape), "nodes": nodes, "output": network.output}
 
@@ -130,8 +137,34 @@ def _node(entry: Any, index: int, source: str) -> Node:
     return Node(name, op, tuple(inputs))
 
 
-def graph_from_json(data: Any, source: str) -> GraphNetwork:
-    """The network of a ``polyregions.network/2`` document; errors start with ``source``."""
+def graph_network_from_json(data: Any, *, source: str = "network") -> GraphNetwork:
+    """Read a ``polyregions.network/2`` document.
+
+    Parameters
+    ----------
+    data : dict
+        The parsed JSON: ``"format"``, ``"input_shape"``, ``"nodes"`` (each with ``"name"``, ``"op"``,
+        ``"inputs"`` and the operation's parameters) and ``"output"``.
+    source : str, keyword-only
+        The file name (or another label) that starts every error message.
+
+    Returns
+    -------
+    GraphNetwork
+
+    Raises
+    ------
+    InvalidInputError
+        Naming ``source``, the node (its index, operation and name) and the field.
+
+    Examples
+    --------
+    >>> doc = {"format": "polyregions.network/2", "input_shape": [2],
+    ...        "nodes": [{"name": "d", "op": "dense", "inputs": ["input"], "weight": [[1, 1]], "bias": ["-1/2"]},
+    ...                  {"name": "r", "op": "relu", "inputs": ["d"]}], "output": "r"}
+    >>> graph_network_from_json(doc)([1, 1])
+    (Fraction(3, 2),)
+    """
     if not isinstance(data, dict):
         raise InvalidInputError(f"{source}: expected a JSON object with \"format\": \"{FORMAT}\", got "
                                 f"{_describe(data)}")
