@@ -19,6 +19,7 @@ that names the file or option, the limit and what arrived, before any large allo
 :data:`MAX_TENSOR_ENTRIES`     entries of one tensor of a graph network (its input, any node's output)
 :data:`MAX_WINDOW_READS`       reads of one convolution or pooling node (output positions x kernel size)
 :data:`MAX_STORE_ROWS`         regions of a ``--stream`` store (checked against its summary before reading)
+:data:`MAX_LISTED_SIGNS`       signs an ``arrangement`` listing holds (regions x hyperplanes); above, it counts
 =============================  ========================================================================
 
 The limits checked by :func:`check_at_most` can be raised without editing anything: the environment variable
@@ -38,8 +39,8 @@ import os
 
 __all__ = ["MAX_INPUT_BYTES", "MAX_JSON_DEPTH", "MAX_DIGITS", "MAX_EXPONENT", "MAX_DPI", "MAX_SEEDS",
            "MAX_SWEEP_TASKS", "MAX_GRID_VALUES", "MAX_NETWORK_PARAMETERS", "MAX_DOMAIN_DIMENSION", "MAX_HYPERPLANES",
-           "MAX_TENSOR_ENTRIES", "MAX_WINDOW_READS", "MAX_STORE_ROWS", "usable_cores", "describe_size",
-           "limit", "check_at_most", "describe_count"]
+           "MAX_TENSOR_ENTRIES", "MAX_WINDOW_READS", "MAX_STORE_ROWS", "MAX_LISTED_SIGNS", "usable_cores",
+           "describe_size", "limit", "check_at_most", "describe_count"]
 
 #: Largest input file read, in bytes (1 GiB).
 MAX_INPUT_BYTES = 1 << 30
@@ -77,6 +78,9 @@ MAX_TENSOR_ENTRIES = 1 << 16
 MAX_WINDOW_READS = 1 << 22
 #: Most regions of a ``--stream`` store that is read back (its row table is read into memory).
 MAX_STORE_ROWS = 1 << 26
+#: Most signs an arrangement listing holds (its regions and faces each carry a sign per hyperplane): above, the
+#: command counts instead of listing (as ``--faces`` does), the same numbers without the sign vectors.
+MAX_LISTED_SIGNS = 10_000_000
 
 
 def usable_cores() -> int:

@@ -58,7 +58,7 @@ def finite_field_polynomial(form: IntegerForm, *, max_states: int | None = None,
     r, rows = form.rank, form.rows
     if r == 0:
         return (1,)
-    known = (1, -len(rows), second_whitney_number(rows, r))[:r + 1]
+    known = (1, -len(rows)) + ((second_whitney_number(rows, r),) if r >= 2 else ())  # no rank-2 flats below 2
     homogeneous = form.homogeneous
     if homogeneous:  # chi = (t - 1) p: the top coefficients of p by synthetic division
         top: list[int] = []

@@ -83,6 +83,9 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(summary) if args.json else _readable_count(summary, args.file or args.name))
         return 0
     expected = _warn_if_big(arrangement, args)
+    if expected is not None and _too_long_to_list(arrangement, expected, args):
+        args.faces = not args.no_faces
+        return _run_at_scale(args, arrangement)
     summary = _listed_summary(arrangement, faces=not args.no_faces, progress=wants_progress(args),
                               expected=expected)
     if args.json:
@@ -110,6 +113,28 @@ def _warn_if_big(arrangement, args: argparse.Namespace) -> int | None:
               f"once; --faces adds the face vector without listing; --list OUT streams the regions to a file.",
               file=sys.stderr, flush=True)
     return regions
+
+
+def _too_long_to_list(arrangement, regions: int, args: argparse.Namespace) -> bool:
+    """Whether listing would hold more signs (a sign vector over every hyperplane for each region and face) than
+    :data:`~polyregions._limits.MAX_LISTED_SIGNS`: then the counts come from the characteristic polynomial and
+    the face vector from the flats, as with ``--faces``, with a note saying so (10,000 parallel hyperplanes have
+    only 10,001 regions, but listing them is 10^8 signs: minutes and gigabytes for what counting answers at
+    once)."""
+    import sys
+
+    from polyregions._limits import describe_count, limit
+
+    signs = regions * len(arrangement)
+    if signs <= limit("MAX_LISTED_SIGNS"):
+        return False
+    if not getattr(args, "quiet", False):
+        source = f"--name {args.name}" if args.name is not None else args.file
+        print(f"polyregions: {source}: listing {regions:,} regions of {len(arrangement):,} hyperplanes would hold "
+              f"{describe_count(signs)} signs (above MAX_LISTED_SIGNS of polyregions._limits): counted from the "
+              f"characteristic polynomial and the flats instead, as with --faces; --list OUT streams the regions "
+              f"to a file", file=sys.stderr, flush=True)
+    return True
 
 
 def _listed_summary(arrangement, *, faces: bool, progress: bool, expected: int | None = None) -> dict:
