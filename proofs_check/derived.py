@@ -10,7 +10,7 @@ values sorted and distinct, the engine the export's) and says so in its report.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from .errors import InputError, VerificationError
 from .reading import check_keys, describe, get_key, read_bool, read_int, read_list, read_str, read_vector
@@ -55,9 +55,10 @@ def read_summary(value: Any, where: str = "summary") -> dict[str, Any]:
 def read_search(value: Any, where: str = "search") -> dict[str, Any]:
     """The ``search`` object: any of :data:`SEARCH_KEYS`, each of its type, and no other key."""
     check_keys(value, SEARCH_KEYS, where)
-    readers = {"seed": lambda v, w: read_int(v, w, low=0), "evaluations": lambda v, w: read_int(v, w, low=1),
-               "enumerated": lambda v, w: read_int(v, w, low=1), "restarts": lambda v, w: read_int(v, w, low=1),
-               "interrupted": read_bool, "values": read_vector, "engine": read_engine}
+    readers: dict[str, Callable[[Any, str], Any]] = {
+        "seed": lambda v, w: read_int(v, w, low=0), "evaluations": lambda v, w: read_int(v, w, low=1),
+        "enumerated": lambda v, w: read_int(v, w, low=1), "restarts": lambda v, w: read_int(v, w, low=1),
+        "interrupted": read_bool, "values": read_vector, "engine": read_engine}
     return {key: readers[key](value[key], f"{where}.{key}") for key in SEARCH_KEYS if key in value}
 
 

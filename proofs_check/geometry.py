@@ -304,6 +304,7 @@ def triangulate(verts: Sequence[Vertex], face: frozenset[int], dim: int,
     key = (face, dim)
     if key in memo:
         return memo[key]
+    result: list[tuple[int, ...]]
     if dim == 0:
         result = [(min(face),)]
     else:

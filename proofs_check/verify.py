@@ -218,7 +218,8 @@ def _box_candidates(verts: list, radius: int | None) -> Callable[[int, Sequence[
 
 
 def _check_adjacency_entries(ex: Export) -> dict[frozenset, int]:
-    n, pairs = len(ex.regions), {}
+    n = len(ex.regions)
+    pairs: dict[frozenset, int] = {}
     for e, (i, j, labels) in enumerate(ex.adjacency):
         if not (0 <= i < n and 0 <= j < n):
             raise VerificationError(f"adjacency[{e}]: region index out of range 0..{n - 1}: {i}, {j}")
@@ -423,7 +424,8 @@ def _check_facets(ex: Export, g: _Geometry, pairs: dict[frozenset, int], max_sub
         neighbours[j].append(i)
     confirmed: set[frozenset] = set()
     for i, rows in enumerate(g.rows):
-        vs, ints, memo = g.verts[i], g.integer_points[i], {}
+        vs, ints = g.verts[i], g.integer_points[i]
+        memo: dict = {}
         all_rows = rows + g.clip
         done = set()
         for r, row in enumerate(rows):
