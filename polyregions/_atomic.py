@@ -37,9 +37,23 @@ _in_use_lock = threading.Lock()
 
 # --- where a write goes -------------------------------------------------------------------------------------
 
+def _realpath(path: str) -> str | None:
+    """``os.path.realpath(path)``, or None for a relative path when the working directory no longer exists
+    (deleted while the shell stayed in it: ``realpath`` then raises ``FileNotFoundError``)."""
+    try:
+        return os.path.realpath(path)
+    except FileNotFoundError:
+        return None
+
+
+_NO_WORKING_DIRECTORY = "in the working directory, which no longer exists (deleted after the shell entered it)"
+
+
 def _target(path: str) -> str:
     """The file a write of ``path`` changes: the end of its chain of symbolic links."""
-    target = os.path.realpath(path)
+    target = _realpath(path)
+    if target is None:
+        raise OutputError(f"{path}: cannot write the file {_NO_WORKING_DIRECTORY}", errno=errno.ENOENT)
     if os.path.islink(target):
         raise OutputError(f"{path}: expected a file, got a loop of symbolic links", errno=errno.ELOOP)
     return target
@@ -64,7 +78,10 @@ def check_output(path: str | os.PathLike, *, what: str) -> None:
     name = os.fspath(path)
     if not isinstance(name, str) or not name:
         raise InvalidInputError(f"{what}: expected a file path, got {path!r}")
-    target = os.path.realpath(name)
+    target = _realpath(name)
+    if target is None:
+        raise InvalidInputError(f"{what}: expected a file in an existing directory, got {name!r} "
+                                f"{_NO_WORKING_DIRECTORY}")
     if os.path.islink(target):
         raise InvalidInputError(f"{what}: expected a file, got {name!r}, a loop of symbolic links")
     folder = os.path.dirname(target)

@@ -14,9 +14,11 @@ Standard output is the same either way.
 from __future__ import annotations
 
 import argparse
+import errno
 import gc
 import importlib
 import importlib.util
+import os
 import pkgutil
 import re
 import sys
@@ -52,7 +54,8 @@ def _build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                             "Progress goes to standard error when it is a terminal (--progress: always, --quiet: "
                             "never). Exit status: 0 success, 1 a check or search came out negative (see the "
                             "command's help), 2 bad input (one line on standard error), 130 interrupted by "
-                            "Ctrl-C or SIGTERM (what was finished is kept).")
+                            "Ctrl-C or SIGTERM (what was finished is kept), 141 standard output closed by its reader "
+                            "(as in 'polyregions ... | head -1'; no message).")
     from polyregions import __version__
     parser.add_argument("--version", action="version", version=f"polyregions {__version__}",
                         help="print the version and exit")
@@ -92,9 +95,48 @@ def _join_negative_values(argv: list[str]) -> list[str]:
     return joined
 
 
+#: The exit status when standard output is a pipe whose reader has gone (``polyregions ... | head -1``): the
+#: status of a Unix tool ended by SIGPIPE (128 + 13), without a message.
+CLOSED_PIPE = 141
+
+
+def _tolerant_streams() -> None:
+    """Standard output and error write what their encoding cannot (``PYTHONIOENCODING=ascii`` and a file named
+    ``né.json``) as backslash escapes, as Python already does for error messages, instead of failing."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # a stream already written to in another mode, or closed
+                pass
+
+
+def _stdout_failed(error: OSError) -> int:
+    """End a run whose standard output failed: quietly for a reader that went away, otherwise one line. Standard
+    output then points at /dev/null, so that the interpreter's own flush at exit does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # not a real file (a test's capture)
+        pass
+    if isinstance(error, BrokenPipeError):
+        return CLOSED_PIPE
+    sys.stderr.write(f"polyregions: error: standard output: cannot write: {error.strerror or error}\n")
+    return 2
+
+
+def _flush_stdout() -> None:
+    """Flush standard output inside :func:`main`, so that a failed write (a full disk, a closed pipe) is
+    reported there rather than by the interpreter at exit."""
+    sys.stdout.flush()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     limit = sys.get_int_max_str_digits()
+    _tolerant_streams()
     try:
         # inside the try: a Ctrl-C while the commands are imported ends the same way as one during a run
         arguments = _join_negative_values(list(sys.argv[1:] if argv is None else argv))
@@ -104,9 +146,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.set_int_max_str_digits(0)
         # SIGTERM stops a run as Ctrl-C does: what is finished is written, then 130
         with interrupts_raise(), progress_mode(mode_of(args)):
-            return int(args.run(args) or 0)
+            status = int(args.run(args) or 0)
+            _flush_stdout()
+            return status
     except PolyregionsError as error:
         _fail(str(error))
+    except OSError as error:
+        if _is_stdout_error(error):
+            return _stdout_failed(error)
+        _fail(_describe_os_error(error))
     except MemoryError:
         _fail("out of memory: the input needs more memory than this process may use (see the limits in "
               "polyregions._limits)")
@@ -116,6 +164,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         sys.set_int_max_str_digits(limit)
     return 0
+
+
+def _is_stdout_error(error: OSError) -> bool:
+    """Whether ``error`` came from writing standard output: a closed pipe, or a write error that names no file
+    while standard output cannot take more (``/dev/full``)."""
+    if isinstance(error, BrokenPipeError):
+        return True
+    if error.filename is not None:
+        return False
+    try:
+        sys.stdout.flush()
+    except OSError:
+        return True
+    except ValueError:  # closed
+        return True
+    return error.errno in (errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG)
+
+
+def _describe_os_error(error: OSError) -> str:
+    """One line for an operating-system error no reader turned into a PolyregionsError: the file it names, and
+    a working directory deleted under the run said as such."""
+    reason = error.strerror or str(error)
+    if isinstance(error, FileNotFoundError) and not _has_working_directory():
+        return f"the working directory no longer exists (deleted after the shell entered it): {reason}"
+    return f"{error.filename}: {reason}" if error.filename is not None else reason
+
+
+def _has_working_directory() -> bool:
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return False
+    return True
 
 
 def command() -> None:
