@@ -68,7 +68,8 @@ def test_an_overflowed_entry_proves_nothing():
 @st.composite
 def staged_networks_and_points(draw):
     """Stages with their own activation per unit (linear ones carry values), then max units over groups."""
-    from polyregions.networks.stages import Stage, StagedNetwork
+    from polyregions.networks.stage import Stage
+    from polyregions.networks.stages import StagedNetwork
 
     n0 = draw(st.integers(1, 3))
     stages, fan_in = [], n0

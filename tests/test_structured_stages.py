@@ -17,7 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import polyregions as pr
-from polyregions.networks import stages as stages_module
+from polyregions.networks import compiling as compiling_module
+from polyregions.networks.compiling import compile_graph
 from polyregions.networks.graph import GraphNetwork, Node
 from polyregions.networks.operations import (
     Activation,
@@ -30,7 +31,9 @@ from polyregions.networks.operations import (
     Maxout,
     MaxPool,
 )
-from polyregions.networks.stages import Stage, StagedNetwork, compile_graph, stages_from_json, stages_to_json
+from polyregions.networks.stage import Stage
+from polyregions.networks.stages import StagedNetwork
+from polyregions.networks.stages_format import stages_from_json, stages_to_json
 
 halves = st.integers(-4, 4).map(lambda v: Fraction(v, 2))
 ACTIVATIONS = ["relu", "hardtanh", {"kind": "leaky_relu", "negative_slope": "1/4"}]
@@ -81,7 +84,7 @@ def _dense_stage(rows, constants, width, activations, groups):
 
 def _dense_compile(net: GraphNetwork, monkeypatch) -> StagedNetwork:
     with monkeypatch.context() as patch:
-        patch.setattr(stages_module, "_stage", _dense_stage)
+        patch.setattr(compiling_module, "_stage", _dense_stage)
         return compile_graph(net)
 
 

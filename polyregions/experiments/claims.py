@@ -147,7 +147,7 @@ def _layer_hyperplanes(network: "Network | StagedNetwork") -> list[int]:
     their arrangement, so counting these cells bounds the unit's regions)."""
     from math import comb
 
-    from polyregions.networks.stages import Stage
+    from polyregions.networks.stage import Stage
 
     counts = []
     for layer in network.layers:

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from polyregions.networks.graph import GraphNetwork
-    from polyregions.networks.stages import Stage
+    from polyregions.networks.stage import Stage
 
 __all__ = ["graph_bounds", "GRAPH_BOUND_NAMES"]
 

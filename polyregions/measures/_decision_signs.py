@@ -62,7 +62,8 @@ def augmented_network(network: Network) -> Network:
     """
     rows = _decision_rows(network.output_dim)
     if not isinstance(network, Network):  # a graph network's stages: one more stage of ReLU units
-        from polyregions.networks.stages import Stage, StagedNetwork
+        from polyregions.networks.stage import Stage
+        from polyregions.networks.stages import StagedNetwork
 
         staged = cast(StagedNetwork, network)
         last = Stage(rows, (Fraction(0),) * len(rows), (relu(),) * len(rows))
@@ -96,7 +97,8 @@ def face_signs(fc: "FaceComplex", *, first: int) -> np.ndarray:
     if isinstance(net, Network):
         values = Network(net.input_dim, net.layers[:-1] + (Layer(last.weight, last.bias, linear()),))
     else:  # a graph network's stages
-        from polyregions.networks.stages import Stage, StagedNetwork
+        from polyregions.networks.stage import Stage
+        from polyregions.networks.stages import StagedNetwork
 
         values = cast(Network, StagedNetwork(net.input_dim, net.layers[:-1] + (
             Stage(last.weight, last.bias, (linear(),) * last.width),)))

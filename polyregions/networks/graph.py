@@ -229,7 +229,7 @@ class GraphNetwork:
     @cached_property
     def staged(self) -> "StagedNetwork":
         """The network compiled into stages for the region engines (:mod:`polyregions.networks.stages`)."""
-        from polyregions.networks.stages import compile_graph
+        from polyregions.networks.compiling import compile_graph
 
         return compile_graph(self)
 

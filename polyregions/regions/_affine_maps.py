@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
+from polyregions.networks.stage import piece_columns, units_of
+
 if TYPE_CHECKING:
     from polyregions.networks.network import Network
 
@@ -94,20 +96,18 @@ def _units(layer, pieces: np.ndarray) -> tuple[np.ndarray | None, np.ndarray, np
     region, and how many columns of ``pieces`` the layer's neurons take; None when a parameter is out of the
     double range."""
     R = len(pieces)
-    if not hasattr(layer, "groups"):  # a dense layer: one activation for all units
-        activations, groups = (layer.activation,) * len(layer.bias), ()
-    else:
-        activations, groups = layer.activations, layer.groups
-    width = len(activations) + len(groups)
+    activations, groups = units_of(layer)
+    columns = piece_columns(activations, groups)
+    width = len(columns)
     D, e = np.ones((R, width)), np.zeros((R, width))
-    column = 0  # the pattern's column of the next unit with pieces
+    column = sum(c >= 0 for c in columns[:len(activations)])  # the pattern columns the element-wise units take
     by_activation: dict = {}
     for i, activation in enumerate(activations):
-        if activation.is_linear:
-            by_activation.setdefault(activation, ([], []))[0].append(i)
+        flat, varying = by_activation.setdefault(activation, ([], []))
+        if columns[i] < 0:
+            flat.append(i)
         else:
-            by_activation.setdefault(activation, ([], []))[1].append((i, column))
-            column += 1
+            varying.append((i, columns[i]))
     for activation, (flat, varying) in by_activation.items():
         slopes = _doubles(activation.slopes)
         intercepts = _doubles([activation.piece_map(p)[1] for p in range(len(activation.slopes))])
@@ -116,8 +116,8 @@ def _units(layer, pieces: np.ndarray) -> tuple[np.ndarray | None, np.ndarray, np
         if flat:
             D[:, flat], e[:, flat] = slopes[0], intercepts[0]
         if varying:
-            units, columns = map(list, zip(*varying))
-            D[:, units], e[:, units] = slopes[pieces[:, columns]], intercepts[pieces[:, columns]]
+            units, taken = map(list, zip(*varying))
+            D[:, units], e[:, units] = slopes[pieces[:, taken]], intercepts[pieces[:, taken]]
     if not groups:
         return None, D, e, column
     rows = np.broadcast_to(np.arange(width), (R, width)).copy()

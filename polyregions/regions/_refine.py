@@ -385,7 +385,7 @@ class _ExactLayer:
     activation per element-wise unit (shared by all units of a dense layer) and the max units' groups."""
 
     def __init__(self, layer) -> None:
-        from polyregions.networks.stages import units_of
+        from polyregions.networks.stage import units_of
 
         activations, self.groups = units_of(layer)
         self.is_linear = not self.groups and all(a.is_linear for a in activations)

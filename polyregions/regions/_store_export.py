@@ -88,7 +88,7 @@ def _network(document: Any, path: str) -> Any:
     """The network of a store's ``network`` document: a ``polyregions.network/1`` network or, for a graph
     network, its ``polyregions.stages/1`` stages."""
     from polyregions.networks.io import network_from_json
-    from polyregions.networks.stages import STAGES_FORMAT, stages_from_json
+    from polyregions.networks.stages_format import STAGES_FORMAT, stages_from_json
 
     if isinstance(document, dict) and document.get("format") == STAGES_FORMAT:
         return stages_from_json(document, what=f"{path}: network")

@@ -82,7 +82,7 @@ def first_layer(network: "Network", domain: "Domain", backend: Backend, bar=None
 
 def pattern_itemsize(net: "Network") -> int:
     """Bytes per neuron of a stored pattern: enough for the largest piece index of any unit."""
-    from polyregions.networks.stages import units_of
+    from polyregions.networks.stage import units_of
 
     largest = 0
     for layer in net.layers:

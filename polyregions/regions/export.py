@@ -28,7 +28,8 @@ def _numbers(values) -> list:
 def complex_to_json(complex_: RegionComplex) -> dict[str, Any]:
     """The JSON document of a region complex (a dict ready for ``json.dumps``)."""
     from polyregions.networks.io import network_to_json
-    from polyregions.networks.stages import StagedNetwork, stages_to_json
+    from polyregions.networks.stages import StagedNetwork
+    from polyregions.networks.stages_format import stages_to_json
     from polyregions.regions.domains import domain_to_json
 
     expect_complex(complex_)

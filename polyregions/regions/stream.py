@@ -153,7 +153,8 @@ def stream_regions(network: "Network", domain: "Domain", path: str | os.PathLike
 def _identity(network, domain) -> dict[str, str]:
     """What the ``meta`` table of a new store holds about its enumeration."""
     from polyregions.networks.io import network_to_json
-    from polyregions.networks.stages import StagedNetwork, stages_to_json
+    from polyregions.networks.stages import StagedNetwork
+    from polyregions.networks.stages_format import stages_to_json
     from polyregions.regions.domains import domain_to_json
 
     document = {"network": stages_to_json(network) if isinstance(network, StagedNetwork) else network_to_json(network),

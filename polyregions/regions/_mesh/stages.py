@@ -35,7 +35,8 @@ import numpy as np
 from polyregions.exact._integers import primitive
 from polyregions.networks.activations import Activation, linear, relu
 from polyregions.networks.network import Layer, Network
-from polyregions.networks.stages import Stage, StagedNetwork
+from polyregions.networks.stage import Stage
+from polyregions.networks.stages import StagedNetwork
 from polyregions.regions._mesh.sparse_layers import LayeredNetwork, SparseLayer
 from polyregions.regions._mesh.support import ComputedOnce
 from polyregions.regions._mesh.ties import ConstantRounds, Difference, RoundRule
