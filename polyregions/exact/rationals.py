@@ -31,6 +31,7 @@ __all__ = [
     "rational_matrix",
     "format_rational",
     "integer",
+    "doubles_hold",
 ]
 
 # ASCII only: in a str pattern \d and str.isdigit() also take every Unicode decimal digit.
@@ -96,19 +97,29 @@ def rational(value: Any, *, what: str = "number") -> Fraction:
         return value
     if isinstance(value, (int, np.integer)):
         return Fraction(int(value))
-    if isinstance(value, (float, np.floating)):
-        if not math.isfinite(float(value)):
-            raise InvalidInputError(f"{what}: expected a finite number, got {float(value)!r}")
-        return Fraction(float(value))
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InvalidInputError(f"{what}: expected a finite number, got {value!r}")
+        return Fraction(value)
+    if isinstance(value, np.floating):
+        # every binary float type at the value it stores: float(value) would round a np.longdouble (64-bit
+        # mantissa) to 53 bits, so its own as_integer_ratio() is read instead
+        if not np.isfinite(value):
+            raise InvalidInputError(f"{what}: expected a finite number, got {value!r}")
+        return Fraction(*value.as_integer_ratio())
     if isinstance(value, str):
         return _parse(value, what)
     if isinstance(value, Decimal):
         if not value.is_finite():
             raise InvalidInputError(f"{what}: expected a finite number, got {value!r}")
-        digits, exponent = len(value.as_tuple().digits), int(value.as_tuple().exponent)
-        if digits > MAX_DIGITS or abs(exponent) > MAX_EXPONENT + MAX_DIGITS:  # Decimal("1e999999999") is finite
+        # The limits of the same number written as text: at most MAX_DIGITS digits, and a decimal exponent (of
+        # the leading digit: adjusted()) of at most MAX_EXPONENT, so Decimal("1e-5000") is refused as "1e-5000"
+        # is, rather than read into a value whose digits pass Python's 4,300-digit guard on str().
+        digits, exponent = len(value.as_tuple().digits), value.adjusted()
+        if digits > MAX_DIGITS or abs(exponent) > MAX_EXPONENT:  # Decimal("1e999999999") is finite
             raise InvalidInputError(f"{what}: expected at most {MAX_DIGITS} digits and an exponent of at most "
-                                    f"{MAX_EXPONENT}, got a Decimal of {digits} digits and exponent {exponent}")
+                                    f"{MAX_EXPONENT} in absolute value, got a Decimal of {digits} digits and "
+                                    f"exponent {exponent}")
         return Fraction(value)
     if isinstance(value, numbers.Rational):
         return Fraction(int(value.numerator), int(value.denominator))
@@ -250,6 +261,26 @@ def integer(value: Any, *, what: str = "integer") -> int:
             return -number if match.group(1) == "-" else number
         raise InvalidInputError(f"{what}: expected an integer such as \"3\", got {_describe(value)}")
     raise InvalidInputError(f"{what}: expected an integer, got {type(value).__name__} {_describe(value)}")
+
+
+def doubles_hold(array: np.ndarray) -> bool:
+    """Whether every entry of a float array is a double exactly: always for float16, float32 and float64; for a
+    ``np.longdouble`` (float128) array only when each entry survives the round trip through float64, so that
+    readers with a fast path for doubles take the exact path for the others (NaN never survives: it is then
+    refused entry by entry).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> doubles_hold(np.array([0.1], dtype=np.float32)), doubles_hold(np.array([0.5], dtype=np.longdouble))
+    (True, True)
+    >>> doubles_hold(np.array([1], dtype=np.longdouble) + np.longdouble(2) ** -60)
+    False
+    """
+    if array.dtype.itemsize <= 8:
+        return True
+    with np.errstate(over="ignore", invalid="ignore"):
+        return bool((array.astype(np.float64).astype(array.dtype) == array).all())
 
 
 def rational_vector(values: Any, *, what: str = "vector", length: int | None = None) -> tuple[Fraction, ...]:

@@ -150,10 +150,10 @@ class LocalComplexity:
 def _points(points: Any, n: int) -> tuple[np.ndarray, np.ndarray, list[Vector] | None]:
     """Doubles of the points, bounds on their distance to the exact points, and the exact points (None when the
     doubles are exact: a float array)."""
-    from polyregions.exact.rationals import rational_vector
+    from polyregions.exact.rationals import doubles_hold, rational_vector
     from polyregions.networks._float_filter import doubles
 
-    if isinstance(points, np.ndarray) and points.dtype.kind == "f":
+    if isinstance(points, np.ndarray) and points.dtype.kind == "f" and doubles_hold(points):
         if points.ndim != 2 or points.shape[1] != n:
             raise InvalidInputError(f"points: expected an array of shape (count, {n}), got {points.shape}")
         X = np.array(points, dtype=np.float64)  # float16 and float32 values are doubles exactly
@@ -351,7 +351,7 @@ def load_points(path: str | os.PathLike, *, input_dim: int) -> Any:
     >>> load_points(path, input_dim=2)
     [(Fraction(0, 1), Fraction(1, 3)), (Fraction(1, 2), Fraction(-1, 1))]
     """
-    from polyregions.exact.rationals import rational_vector
+    from polyregions.exact.rationals import doubles_hold, rational_vector
 
     name = expect_path(path)
     expect_dimension(input_dim, "input_dim")
@@ -361,6 +361,8 @@ def load_points(path: str | os.PathLike, *, input_dim: int) -> Any:
             raise InvalidInputError(f"{name}: points: expected an array of shape (count, {input_dim}), got "
                                     f"{array.shape}")
         expect_point_count(len(array), f"{name}: points")
+        if array.dtype.kind == "f" and not doubles_hold(array):  # float128 beyond doubles: exactly, entry by entry
+            return [rational_vector(row, what=f"{name}: points[{i}]") for i, row in enumerate(array)]
         if array.dtype.kind == "f":
             if not np.isfinite(array).all():
                 raise InvalidInputError(f"{name}: points: expected finite numbers, got NaN or infinity")
