@@ -35,7 +35,25 @@ def input_name(path: Any, *, what: str) -> str:
                                 f"{text if len(text) <= 60 else text[:57] + '...'}")
     if not path:
         raise InvalidInputError(f"{what}: expected a file path, got an empty string")
+    _refuse_special_file(path)
     return path
+
+
+def _refuse_special_file(name: str) -> None:
+    """Refuse an existing path that is not a regular file, by its kind, before anything opens it.
+
+    Every reader names its path through :func:`input_name` first, the readers of other libraries included
+    (``onnx.load``, ``torch.load``, ``torch.jit.load``, which would block on a FIFO named ``model.onnx`` or read
+    ``/dev/zero`` until memory runs out). ``os.stat`` never blocks; a missing file is left to the reader's own
+    message. :func:`open_input` checks again on the open descriptor.
+    """
+    try:
+        info = os.stat(name)
+    except (OSError, ValueError):  # missing, unreadable, or a name the system refuses: the reader says which
+        return
+    for is_kind, kind in _KINDS:
+        if is_kind(info.st_mode):
+            raise InvalidInputError(f"{name}: expected a regular file, got {kind}")
 
 
 def open_input(path: Any, *, what: str = "path") -> IO[bytes]:
