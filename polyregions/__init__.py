@@ -42,8 +42,8 @@ _EXPORTS = {
                             "load_torch_file", "graph_from_onnx", "load_onnx", "network_from_sklearn"],
     ".networks.initializers": ["he_normal", "pytorch_default", "gaussian"],
     ".networks.constructions": ["sawtooth", "montufar"],
-    ".regions.domains": ["Domain", "box", "polytope_domain", "space", "segment", "slice_domain", "plane_through",
-                         "load_domain", "save_domain"],
+    ".regions.domains": ["Domain", "box", "polytope_domain", "space", "segment", "slice_domain", "plane_through"],
+    ".regions.domain_files": ["load_domain", "save_domain"],
     ".regions.complex": ["Region", "RegionComplex"],
     ".regions.enumeration": ["enumerate_regions"],
     ".regions.export": ["write_complex_json", "write_graphml"],
@@ -120,13 +120,12 @@ if TYPE_CHECKING:
     from polyregions.networks.network import Layer, Network
     from polyregions.polyhedra.polytope import Polytope
     from polyregions.regions.complex import Region, RegionComplex
+    from polyregions.regions.domain_files import load_domain, save_domain
     from polyregions.regions.domains import (
         Domain,
         box,
-        load_domain,
         plane_through,
         polytope_domain,
-        save_domain,
         segment,
         slice_domain,
         space,

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from polyregions.errors import InvalidInputError
 from polyregions.exact.linalg import dot
 from polyregions.networks.network import Network
+from polyregions.regions import domain_files as files
 from polyregions.regions import domains as dom
 
 F = Fraction
@@ -99,16 +100,16 @@ def test_plane_through_a_right_triangle():
     {"type": "slice", "origin": [0, 1], "directions": [[1, 1], [1, -1]], "lower": [-1, 0], "upper": [2, 1]},
 ])
 def test_domain_files_round_trip_exactly(obj, tmp_path):
-    d = dom.domain_from_json(obj, input_dim=2)
+    d = files.domain_from_json(obj, input_dim=2)
     assert d.kind == obj["type"]
-    assert dom.domain_from_json(json.loads(json.dumps(dom.domain_to_json(d))), input_dim=2) == d
+    assert files.domain_from_json(json.loads(json.dumps(files.domain_to_json(d))), input_dim=2) == d
     path = tmp_path / "dom.json"
-    dom.save_domain(d, path)
-    assert dom.load_domain(path, input_dim=2) == d
+    files.save_domain(d, path)
+    assert files.load_domain(path, input_dim=2) == d
 
 
 def test_json_numbers_are_exact():
-    d = dom.domain_from_json({"type": "box", "lower": [0.1], "upper": ["0.1e1"]}, input_dim=1)
+    d = files.domain_from_json({"type": "box", "lower": [0.1], "upper": ["0.1e1"]}, input_dim=1)
     assert d.lower == (F(0.1),) and d.lower != (F(1, 10),) and d.upper == (1,)
 
 
@@ -146,17 +147,17 @@ def test_json_numbers_are_exact():
 ])
 def test_bad_domain_files_are_rejected_with_the_file_and_field_named(obj, message):
     with pytest.raises(InvalidInputError) as info:
-        dom.domain_from_json(obj, input_dim=2, what="dom.json")
+        files.domain_from_json(obj, input_dim=2, what="dom.json")
     assert str(info.value).startswith(message), str(info.value)
 
 
 def test_unreadable_domain_files_name_the_file(tmp_path):
     with pytest.raises(InvalidInputError, match="missing.json: cannot read"):
-        dom.load_domain(tmp_path / "missing.json", input_dim=2)
+        files.load_domain(tmp_path / "missing.json", input_dim=2)
     bad = tmp_path / "bad.json"
     bad.write_text('{"type": "box", ')
     with pytest.raises(InvalidInputError, match="bad.json: expected JSON"):
-        dom.load_domain(bad, input_dim=2)
+        files.load_domain(bad, input_dim=2)
 
 
 def test_degenerate_domains_from_python():

@@ -61,7 +61,8 @@ def read_domain(args, input_dim: int):
     """The domain named by ``--box`` or ``--domain``."""
     from polyregions.errors import InvalidInputError
     from polyregions.exact.rationals import _describe, rational
-    from polyregions.regions.domains import box, load_domain
+    from polyregions.regions.domain_files import load_domain
+    from polyregions.regions.domains import box
 
     if args.domain is not None:
         return load_domain(args.domain, input_dim=input_dim)

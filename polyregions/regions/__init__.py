@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 from polyregions._lazy import lazy_exports
 
 _EXPORTS = {
-    ".domains": ["Domain", "box", "polytope_domain", "space", "segment", "slice_domain", "plane_through",
-                 "domain_from_json", "domain_to_json", "load_domain", "save_domain"],
+    ".domains": ["Domain", "box", "polytope_domain", "space", "segment", "slice_domain", "plane_through"],
+    ".domain_files": ["domain_from_json", "domain_to_json", "load_domain", "save_domain"],
     ".complex": ["Region", "RegionComplex"],
     ".enumeration": ["enumerate_regions"],
     ".export": ["complex_to_json", "write_complex_json", "write_graphml"],
@@ -22,15 +22,12 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:
     from polyregions.regions.complex import Region, RegionComplex
+    from polyregions.regions.domain_files import domain_from_json, domain_to_json, load_domain, save_domain
     from polyregions.regions.domains import (
         Domain,
         box,
-        domain_from_json,
-        domain_to_json,
-        load_domain,
         plane_through,
         polytope_domain,
-        save_domain,
         segment,
         slice_domain,
         space,

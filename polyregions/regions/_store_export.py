@@ -97,7 +97,7 @@ def _network(document: Any, path: str) -> Any:
 
 def _enumeration(store: Store) -> tuple[dict, dict, Any, Any]:
     """The store's network and domain documents, the network, and the network in domain coordinates."""
-    from polyregions.regions.domains import domain_from_json
+    from polyregions.regions.domain_files import domain_from_json
 
     try:
         network_document, domain_document = json.loads(store.meta["network"]), json.loads(store.meta["domain"])

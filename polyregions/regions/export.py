@@ -30,7 +30,7 @@ def complex_to_json(complex_: RegionComplex) -> dict[str, Any]:
     from polyregions.networks.io import network_to_json
     from polyregions.networks.stages import StagedNetwork
     from polyregions.networks.stages_format import stages_to_json
-    from polyregions.regions.domains import domain_to_json
+    from polyregions.regions.domain_files import domain_to_json
 
     expect_complex(complex_)
     network = complex_.network

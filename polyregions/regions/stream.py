@@ -155,7 +155,7 @@ def _identity(network, domain) -> dict[str, str]:
     from polyregions.networks.io import network_to_json
     from polyregions.networks.stages import StagedNetwork
     from polyregions.networks.stages_format import stages_to_json
-    from polyregions.regions.domains import domain_to_json
+    from polyregions.regions.domain_files import domain_to_json
 
     document = {"network": stages_to_json(network) if isinstance(network, StagedNetwork) else network_to_json(network),
                 "domain": domain_to_json(domain)}
