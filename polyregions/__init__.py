@@ -48,7 +48,8 @@ _EXPORTS = {
     ".regions.enumeration": ["enumerate_regions"],
     ".regions.export": ["write_complex_json", "write_graphml"],
     ".regions.stream": ["stream_regions", "write_store_json", "write_store_graphml"],
-    ".measures.faces": ["Boundary", "boundary", "face_complex"],
+    ".measures.faces": ["face_complex"],
+    ".measures.boundaries": ["Boundary", "boundary"],
     ".measures.volumes": ["BoundaryVolumes", "boundary_volumes"],
     ".measures.distances": ["Distances", "boundary_distances", "exact_distance"],
     ".measures.trajectories": ["Trajectory", "trajectory", "regions_along_lines"],
@@ -76,6 +77,7 @@ if TYPE_CHECKING:
         UnboundedError,
     )
     from polyregions.exact.rationals import format_rational, rational, rational_matrix, rational_vector
+    from polyregions.measures.boundaries import Boundary, boundary
     from polyregions.measures.bounds import (
         compare_with_bounds,
         conv_bound,
@@ -91,7 +93,7 @@ if TYPE_CHECKING:
         xiong_conv_bound,
     )
     from polyregions.measures.distances import Distances, boundary_distances, exact_distance
-    from polyregions.measures.faces import Boundary, boundary, face_complex
+    from polyregions.measures.faces import face_complex
     from polyregions.measures.local import LocalComplexity, load_points, local_complexity
     from polyregions.measures.statistics import RegionStatistics, region_statistics
     from polyregions.measures.topology import DecisionTopology, SetTopology, decision_topology

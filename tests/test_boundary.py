@@ -9,7 +9,8 @@ from region_oracle import counter_clockwise
 
 from polyregions.errors import InvalidInputError
 from polyregions.exact.surds import SurdSum
-from polyregions.measures.faces import boundary, face_complex
+from polyregions.measures.boundaries import boundary
+from polyregions.measures.faces import face_complex
 from polyregions.measures.volumes import boundary_volumes
 from polyregions.networks.activations import linear
 from polyregions.networks.constructions import sawtooth

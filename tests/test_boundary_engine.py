@@ -24,7 +24,8 @@ from polyregions.exact.linalg import determinant, matmul, rank, rref
 from polyregions.exact.surds import SurdSum, sqrt_of_rational
 from polyregions.measures._cell_lattice import cell_lattice, cell_vertices, members
 from polyregions.measures._face_volumes import _echelon, _hyperplane
-from polyregions.measures.faces import boundary, face_complex
+from polyregions.measures.boundaries import boundary
+from polyregions.measures.faces import face_complex
 from polyregions.measures.volumes import boundary_volumes, face_volume, input_metric
 from polyregions.networks.initializers import he_normal
 from polyregions.networks.network import Network

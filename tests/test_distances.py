@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from polyregions.errors import InfeasibleError, InvalidInputError
+from polyregions.measures.boundaries import boundary
 from polyregions.measures.distances import boundary_distances, distance_scaling, exact_distance, log_distance_histogram
-from polyregions.measures.faces import boundary
 from polyregions.networks.activations import hardtanh, leaky_relu, linear
 from polyregions.networks.initializers import he_normal
 from polyregions.networks.network import Layer, Network

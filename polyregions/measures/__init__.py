@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 from polyregions._lazy import lazy_exports
 
 _EXPORTS = {
-    ".faces": ["ComplexFace", "FaceComplex", "Boundary", "face_complex", "boundary"],
+    ".faces": ["ComplexFace", "FaceComplex", "face_complex"],
+    ".boundaries": ["Boundary", "boundary"],
     ".volumes": ["BoundaryVolumes", "boundary_volumes"],
     ".distances": ["Distances", "ExactDistance", "boundary_distances", "exact_distance"],
     ".trajectories": ["Piece", "Trajectory", "trajectory", "line_regions", "regions_along_lines"],
@@ -25,6 +26,7 @@ _EXPORTS = {
 __getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:
+    from polyregions.measures.boundaries import Boundary, boundary
     from polyregions.measures.bounds import (
         BoundRow,
         FieldEntries,
@@ -44,7 +46,7 @@ if TYPE_CHECKING:
         xiong_conv_bound,
     )
     from polyregions.measures.distances import Distances, ExactDistance, boundary_distances, exact_distance
-    from polyregions.measures.faces import Boundary, ComplexFace, FaceComplex, boundary, face_complex
+    from polyregions.measures.faces import ComplexFace, FaceComplex, face_complex
     from polyregions.measures.local import LocalComplexity, load_points, local_complexity
     from polyregions.measures.statistics import RegionStatistics, region_statistics
     from polyregions.measures.theorem3 import theorem3_comparison

@@ -30,7 +30,8 @@ from polyregions.errors import InvalidInputError
 from polyregions.exact.linalg import Matrix, determinant, matmul
 from polyregions.exact.surds import SurdSum, sqrt_of_rational
 from polyregions.measures._face_volumes import FaceVolumes
-from polyregions.measures.faces import Boundary, FaceComplex, boundary
+from polyregions.measures.boundaries import Boundary, boundary
+from polyregions.measures.faces import FaceComplex
 
 if TYPE_CHECKING:
     from polyregions.regions.domains import Domain
