@@ -226,26 +226,27 @@ class Composer:
 
 
 def _preactivations(stage: IntStage, x: list[tuple[int, ...]], xden: int) -> tuple[list[tuple[int, ...]], int]:
-    """``z = W x + b`` for a map ``x`` (rows over ``xden``): rows over ``stage.den * xden``. Dense rows read only
-    the inputs whose map is not zero (a ReLU off is a zero row)."""
+    """``z = W x + b`` for a map ``x`` (rows over ``xden``): rows over ``stage.den * xden``, computed a column at a
+    time. Dense rows read only the inputs whose map is not zero (a ReLU off is a zero row)."""
     live = [j for j, row in enumerate(x) if any(row)]
-    columns = list(zip(*x)) if x else []
+    columns = list(zip(*x))
+    dense = [weights for weights, gather in stage.rows if gather is None]
     if len(live) < len(x):
         pick = _gather(live)
-        live_columns = list(zip(*(x[j] for j in live))) or [() for _ in range(len(x[0]))]
+        dense = [pick(weights) for weights in dense]
+        dense_columns = [pick(column) for column in columns]
     else:
-        pick, live_columns = None, columns
-    last = len(columns) - 1
-    z = []
-    for (weights, gather), b in zip(stage.rows, stage.bias):
-        if gather is None:
-            w = pick(weights) if pick is not None else weights
-            row = [sum(map(mul, w, column)) for column in live_columns]
-        else:
-            row = [sum(map(mul, weights, gather(column))) for column in columns]
-        row[last] += b * xden
-        z.append(tuple(row))
-    return z, stage.den * xden
+        dense_columns = columns
+    if len(dense) == len(stage.rows):
+        z_columns = [[sum(map(mul, w, column)) for w in dense] for column in dense_columns]
+    else:
+        z_columns = []
+        for c, column in enumerate(columns):
+            dense_values = iter([sum(map(mul, w, dense_columns[c])) for w in dense])
+            z_columns.append([next(dense_values) if gather is None else sum(map(mul, weights, gather(column)))
+                              for weights, gather in stage.rows])
+    z_columns[-1] = [v + b * xden for v, b in zip(z_columns[-1], stage.bias)]
+    return list(zip(*z_columns)), stage.den * xden
 
 
 def _pieces_hold(stage: IntStage, segment: tuple[int, ...], values: list[int], scale: int) -> bool:
@@ -325,7 +326,9 @@ def keeps_pieces(maps: RegionMaps, stages: Sequence[IntStage], point: tuple[tupl
     widths = [max(abs(v[c] * tden - tnums[c] * vden) for v in verts) for c in range(len(tnums))]
     for stage, smaps in zip(stages, maps.stages):
         scale = smaps.den * vden * tden     # centre and spread are over this
-        for row, value, low, high in _entries(stage, smaps):
+        entries = _entries(stage, smaps) if stage.single is None else _near_breakpoints(stage, smaps, widths, vden,
+                                                                                          scale)
+        for row, value, low, high in entries:
             centre = value * vden
             spread = sum(map(mul, map(abs, row), widths))   # widths has k entries: the constant is left out
             if ((low is None or (centre - spread) * low[1] >= low[0] * scale)
@@ -334,6 +337,22 @@ def keeps_pieces(maps: RegionMaps, stages: Sequence[IntStage], point: tuple[tupl
             if not _holds_at_vertices(row, verts, smaps.den * vden, low, high):
                 return False
     return True
+
+
+def _near_breakpoints(stage: IntStage, smaps: StageMaps, widths: list[int], vden: int, scale: int):
+    """:func:`_entries` of a stage whose neurons have one breakpoint each, less the element-wise neurons that the
+    interval test of :func:`keeps_pieces` already passes (the same test, in one comprehension).
+
+    With breakpoint ``p / q`` the piece above is ``[p/q, inf)``, the one below ``(-inf, p/q]``; the test asks
+    ``(centre - spread) q >= p scale`` or ``(centre + spread) q <= p scale``, that is ``g >= spread q`` or
+    ``-g >= spread q`` for ``g = centre q - p scale``."""
+    z, values, single = smaps.z, smaps.values, stage.single or ()
+    near = [n for n, ((i, p, q), piece) in enumerate(zip(single, smaps.pieces))
+            if ((values[i] * vden * q - p * scale) * (1 if piece else -1) < sum(map(mul, map(abs, z[i]), widths)) * q)]
+    if near or stage.groups:
+        entries = list(_entries(stage, smaps))
+        return [entries[n] for n in near] + entries[len(single):]
+    return []
 
 
 def _holds_at_vertices(row: tuple[int, ...], verts: list[tuple[int, ...]], scale: int, low, high) -> bool:

@@ -570,7 +570,8 @@ def _verify_complex(ex: Export, result: Result, max_subsets: int) -> set[frozens
     result.lines.append(f"ok: adjacency: every listed pair shares a {k - 1}-dimensional piece, and the listed "
                         "neighbours cover every facet inside the domain")
     maps = [(region.M, region.c) for region in ex.regions]
-    return components(n, [tuple(p) for p in pairs if len({maps[i] for i in p}) == 1])
+    # equal maps compared, not hashed: a Fraction's hash costs a modular inverse of its denominator
+    return components(n, [(i, j) for i, j in map(sorted, pairs) if maps[i] == maps[j]])
 
 
 def _verify_derived(ex: Export, result: Result, linear: set[frozenset[int]]) -> None:
