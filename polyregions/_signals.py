@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Any, Iterator
 
-__all__ = ["interrupts_raise", "deferred_interrupts", "interrupt_count", "SIGNALS"]
+__all__ = ["interrupts_raise", "deferred_interrupts", "interrupt_count", "held_until_main", "SIGNALS"]
 
 #: The signals that stop a run cleanly.
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -42,19 +42,42 @@ def _raise_or_defer(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+def _record(signum: int, frame: FrameType | None) -> None:
+    """Remember a stopping signal for :func:`deferred_interrupts` to raise once the command line runs."""
+    global _received
+    _received += 1
+    _pending.append(signum)
+
+
+def held_until_main() -> None:
+    """For the ``polyregions`` program only, before it imports the command line: Ctrl-C and SIGTERM are
+    remembered instead of raised (a traceback from the middle of an import) or fatal (SIGTERM's default), and
+    the command line raises them as soon as it has parsed its arguments: the run ends with the documented
+    ``polyregions: interrupted`` and status 130. A signal ignored by the parent stays ignored."""
+    global _owner
+    _owner = os.getpid()
+    for number in SIGNALS:
+        if signal.getsignal(number) is not signal.SIG_IGN:
+            signal.signal(number, _record)
+
+
 def _is_main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
 @contextmanager
 def interrupts_raise() -> Iterator[None]:
-    """Inside, SIGINT and SIGTERM raise ``KeyboardInterrupt`` in the main thread (elsewhere: no change)."""
+    """Inside, SIGINT and SIGTERM raise ``KeyboardInterrupt`` in the main thread (elsewhere: no change); a
+    signal whose disposition is "ignore" (inherited from the parent) is left ignored."""
     global _owner
     if not _is_main_thread():
         yield
         return
     _owner = os.getpid()
-    saved: dict[int, Any] = {number: signal.signal(number, _raise_or_defer) for number in SIGNALS}
+    # A signal ignored when the process started (nohup, a runner that ignores SIGINT) stays ignored: the
+    # disposition the process inherits is the caller's decision.
+    saved: dict[int, Any] = {number: signal.signal(number, _raise_or_defer) for number in SIGNALS
+                             if signal.getsignal(number) is not signal.SIG_IGN}
     try:
         yield
     finally:

@@ -21,11 +21,12 @@ import importlib.util
 import os
 import pkgutil
 import re
+import signal
 import sys
 from typing import Sequence
 
 from polyregions._progress import progress_mode
-from polyregions._signals import interrupts_raise
+from polyregions._signals import SIGNALS, deferred_interrupts, interrupt_count, interrupts_raise
 from polyregions.cli._options import progress_mode as mode_of
 from polyregions.errors import PolyregionsError
 
@@ -137,33 +138,75 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     limit = sys.get_int_max_str_digits()
     _tolerant_streams()
+    interrupts = interrupt_count()
     try:
-        # inside the try: a Ctrl-C while the commands are imported ends the same way as one during a run
-        arguments = _join_negative_values(list(sys.argv[1:] if argv is None else argv))
-        args = _build_parser(arguments).parse_args(arguments)
-        # Every number read is bounded (polyregions._limits), but exact results may outgrow Python's guard
-        # against converting huge integers to text (4,300 digits): lift it while the command runs.
-        sys.set_int_max_str_digits(0)
-        # SIGTERM stops a run as Ctrl-C does: what is finished is written, then 130
-        with interrupts_raise(), progress_mode(mode_of(args)):
-            status = int(args.run(args) or 0)
-            _flush_stdout()
-            return status
-    except PolyregionsError as error:
-        _fail(str(error))
-    except OSError as error:
-        if _is_stdout_error(error):
-            return _stdout_failed(error)
-        _fail(_describe_os_error(error))
-    except MemoryError:
-        _fail("out of memory: the input needs more memory than this process may use (see the limits in "
-              "polyregions._limits)")
+        # SIGTERM stops a run as Ctrl-C does: what is finished is written, then 130. Installed first, so that a
+        # signal while the commands are imported ends the same way as one during a run.
+        with interrupts_raise():
+            return _run(argv)
     except KeyboardInterrupt:
-        sys.stderr.write("polyregions: interrupted\n")
-        return 130
+        return _interrupted()
+    except Exception as error:
+        if interrupt_count() > interrupts or _caused_by_interrupt(error):
+            # An interrupt inside an import surfaces as whatever the module was doing: numpy's ImportError,
+            # a RuntimeError from __set_name__, a TypeError from a half-built dataclass, a MissingDependencyError.
+            return _interrupted()
+        return _report(error)
     finally:
         sys.set_int_max_str_digits(limit)
     return 0
+
+
+def _report(error: Exception) -> int:
+    """One ``polyregions: error:`` line (and status 2) for an error of the input or the environment; anything
+    else is a bug, raised with its traceback."""
+    if isinstance(error, PolyregionsError):
+        _fail(str(error))
+    if isinstance(error, OSError):
+        if _is_stdout_error(error):
+            return _stdout_failed(error)
+        _fail(_describe_os_error(error))
+    if isinstance(error, MemoryError):
+        _fail("out of memory: the input needs more memory than this process may use (see the limits in "
+              "polyregions._limits)")
+    raise error
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    """Parse the command line and run the command. Ctrl-C and SIGTERM are held back while the parser imports the
+    command (an interrupt inside numpy's import would surface as a misleading ImportError) and raised after."""
+    with deferred_interrupts():
+        arguments = _join_negative_values(list(sys.argv[1:] if argv is None else argv))
+        args = _build_parser(arguments).parse_args(arguments)
+    # Every number read is bounded (polyregions._limits), but exact results may outgrow Python's guard
+    # against converting huge integers to text (4,300 digits): lift it while the command runs.
+    sys.set_int_max_str_digits(0)
+    with progress_mode(mode_of(args)):
+        status = int(args.run(args) or 0)
+        _flush_stdout()
+    if status == 130:  # a command that stopped on an interrupt and kept what it finished (sweep, search)
+        sys.stderr.write(_INTERRUPTED)
+    return status
+
+
+_INTERRUPTED = "polyregions: interrupted\n"
+
+
+def _interrupted() -> int:
+    sys.stderr.write(_INTERRUPTED)
+    return 130
+
+
+def _caused_by_interrupt(error: BaseException) -> bool:
+    """Whether a KeyboardInterrupt is in the chain of causes of ``error``."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def _is_stdout_error(error: OSError) -> bool:
@@ -202,6 +245,9 @@ def _has_working_directory() -> bool:
 def command() -> None:
     """The ``polyregions`` program: :func:`main`, then the end of the process with its status."""
     status = main()
+    # The run is over and its files are written: a signal from now on would only turn the exit into a traceback.
+    for number in SIGNALS:
+        signal.signal(number, signal.SIG_IGN)
     # The collections the interpreter runs on its way out would trace every object still alive (the modules, and
     # what a command cached) for cycles: on a small run, longer than the run's own output. Every file is written
     # and closed by now, so those objects are left to the end of the process.
