@@ -238,7 +238,18 @@ def test_the_output_lock_excludes_other_processes_and_leaves_no_file(tmp_path):
     assert waited > 0.3 and os.listdir(tmp_path) == []
 
 
-def test_an_interrupt_inside_a_critical_step_arrives_when_the_step_ends():
+@pytest.fixture
+def default_sigint():
+    """Ctrl-C as Python's default for this test, however the test run was started: a runner (or nohup) that
+    ignores SIGINT passes that disposition on, and a signal sent to this process would then never arrive."""
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_an_interrupt_inside_a_critical_step_arrives_when_the_step_ends(default_sigint):
     import signal
     import time
 
