@@ -44,7 +44,8 @@ _EXPORTS = {
     ".networks.constructions": ["sawtooth", "montufar"],
     ".regions.domains": ["Domain", "box", "polytope_domain", "space", "segment", "slice_domain", "plane_through"],
     ".regions.domain_files": ["load_domain", "save_domain"],
-    ".regions.complex": ["Region", "RegionComplex"],
+    ".regions.region": ["Region"],
+    ".regions.complex": ["RegionComplex"],
     ".regions.enumeration": ["enumerate_regions"],
     ".regions.export": ["write_complex_json", "write_graphml"],
     ".regions.stream": ["stream_regions", "write_store_json", "write_store_graphml"],
@@ -121,7 +122,7 @@ if TYPE_CHECKING:
     )
     from polyregions.networks.network import Layer, Network
     from polyregions.polyhedra.polytope import Polytope
-    from polyregions.regions.complex import Region, RegionComplex
+    from polyregions.regions.complex import RegionComplex
     from polyregions.regions.domain_files import load_domain, save_domain
     from polyregions.regions.domains import (
         Domain,
@@ -134,4 +135,5 @@ if TYPE_CHECKING:
     )
     from polyregions.regions.enumeration import enumerate_regions
     from polyregions.regions.export import write_complex_json, write_graphml
+    from polyregions.regions.region import Region
     from polyregions.regions.stream import stream_regions, write_store_graphml, write_store_json

@@ -13,7 +13,8 @@ from polyregions.networks.initializers import he_normal
 from polyregions.networks.network import Network
 from polyregions.regions import domains as dom
 from polyregions.regions._mesh import refine_mesh
-from polyregions.regions.complex import Region, _switching
+from polyregions.regions._switches import _switching
+from polyregions.regions.region import Region
 
 NET = Network.from_layers(1, [([[1]], [0], relu())])
 
@@ -105,7 +106,7 @@ def test_the_summary_needs_no_region_geometry(monkeypatch):
 
 
 def test_the_summary_makes_no_region_objects(monkeypatch):
-    from polyregions.regions.complex import Region
+    from polyregions.regions.region import Region
 
     def refuse(*args, **kwargs):
         raise AssertionError("the summary made the regions")

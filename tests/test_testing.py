@@ -14,9 +14,10 @@ from polyregions.exact.lp import LPResult, maximize
 from polyregions.networks.constructions import sawtooth
 from polyregions.networks.network import Network
 from polyregions.regions import domains as dom
-from polyregions.regions.complex import Region, RegionComplex
+from polyregions.regions.complex import RegionComplex
 from polyregions.regions.enumeration import enumerate_regions
 from polyregions.regions.export import write_complex_json
+from polyregions.regions.region import Region
 from polyregions.testing import assert_certified_lp, assert_complexes_equal, assert_export_verifies
 
 # --- assert_certified_lp -------------------------------------------------------------------------------------

@@ -50,8 +50,9 @@ from polyregions.errors import InvalidInputError
 
 if TYPE_CHECKING:
     from polyregions.polyhedra.polytope import Polytope
-    from polyregions.regions.complex import Region, RegionComplex
+    from polyregions.regions.complex import RegionComplex
     from polyregions.regions.domains import Domain
+    from polyregions.regions.region import Region
 
 __all__ = ["RegionMatching", "match_regions"]
 

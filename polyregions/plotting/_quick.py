@@ -17,7 +17,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 if TYPE_CHECKING:
-    from polyregions.regions.complex import Region, RegionComplex
+    from polyregions.regions.complex import RegionComplex
+    from polyregions.regions.region import Region
 
 __all__ = ["float_clip", "float_polygons", "draw_complex", "draw_region", "coordinate_names"]
 

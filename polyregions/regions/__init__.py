@@ -12,7 +12,8 @@ from polyregions._lazy import lazy_exports
 _EXPORTS = {
     ".domains": ["Domain", "box", "polytope_domain", "space", "segment", "slice_domain", "plane_through"],
     ".domain_files": ["domain_from_json", "domain_to_json", "load_domain", "save_domain"],
-    ".complex": ["Region", "RegionComplex"],
+    ".region": ["Region"],
+    ".complex": ["RegionComplex"],
     ".enumeration": ["enumerate_regions"],
     ".export": ["complex_to_json", "write_complex_json", "write_graphml"],
     ".stream": ["stream_regions", "write_store_json", "write_store_graphml"],
@@ -21,7 +22,7 @@ _EXPORTS = {
 __getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:
-    from polyregions.regions.complex import Region, RegionComplex
+    from polyregions.regions.complex import RegionComplex
     from polyregions.regions.domain_files import domain_from_json, domain_to_json, load_domain, save_domain
     from polyregions.regions.domains import (
         Domain,
@@ -34,4 +35,5 @@ if TYPE_CHECKING:
     )
     from polyregions.regions.enumeration import enumerate_regions
     from polyregions.regions.export import complex_to_json, write_complex_json, write_graphml
+    from polyregions.regions.region import Region
     from polyregions.regions.stream import stream_regions, write_store_graphml, write_store_json

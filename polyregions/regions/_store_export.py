@@ -47,7 +47,7 @@ class _Combinatorics:
 
 def _combinatorics(store: Store) -> _Combinatorics:
     from polyregions.regions._streamed import pattern_matrix
-    from polyregions.regions.complex import ranked_edges, switch_arrays
+    from polyregions.regions._switches import ranked_edges, switch_arrays
 
     ids, raw = store.pattern_order()
     count = len(ids)

@@ -42,7 +42,7 @@ from polyregions.regions._refine import (
     interior,
 )
 from polyregions.regions._store import ShareRecords, Store
-from polyregions.regions.complex import Region
+from polyregions.regions.region import Region
 
 if TYPE_CHECKING:
     from polyregions.networks.network import Network
@@ -323,7 +323,7 @@ def linear_region_count(net: "Network", patterns: np.ndarray, pairs: np.ndarray)
     """The number of linear regions of the regions ``patterns`` with the adjacent ``pairs`` (unique, two
     columns), as :meth:`RegionComplex.summary` counts them."""
     from polyregions.regions._linear_regions import linear_region_roots
-    from polyregions.regions.complex import switch_arrays
+    from polyregions.regions._switches import switch_arrays
 
     if not len(pairs):
         return len(patterns)
