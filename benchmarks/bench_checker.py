@@ -40,12 +40,11 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 def _write_networks(folder: pathlib.Path) -> dict[str, pathlib.Path]:
     import polyregions as pr
     from benchmarks.bench_conv_slice import conv_net, pooled_net
-    from polyregions.networks._graph_format import graph_to_json
 
     paths = {"dense": folder / "dense.json", "conv": folder / "conv.json", "pooled": folder / "pooled.json"}
     pr.save_network(pr.he_normal([5, 50, 50, 50, 50, 50, 50], seed=0, output_dim=5), paths["dense"])
     for name, net in (("conv", conv_net(0)), ("pooled", pooled_net(0))):
-        paths[name].write_text(json.dumps(graph_to_json(net)))
+        pr.save_network(net, paths[name])
     return paths
 
 
@@ -63,11 +62,13 @@ def _image_slice(half: float) -> dict:
             "upper": [half, half]}
 
 
-def _run(command: list[str], *, cwd: pathlib.Path | None = None, env: dict | None = None) -> tuple[str, float, float]:
-    """Run a command to its end: ``(standard output, wall seconds, CPU seconds of the child)``."""
+def _run(command: list[str], *, cwd: pathlib.Path | None = None, env: dict | None = None,
+         timeout: float | None = None) -> tuple[str, float, float]:
+    """Run a command to its end: ``(standard output, wall seconds, CPU seconds of the child)``;
+    ``subprocess.TimeoutExpired`` past ``timeout`` seconds."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -85,11 +86,12 @@ def export(network: pathlib.Path, domain: dict, out: pathlib.Path) -> tuple[int,
     return json.loads(stdout.strip().splitlines()[-1])["activation_regions"], wall, cpu
 
 
-def verify(path: pathlib.Path, checker: pathlib.Path | None = None) -> tuple[float, float]:
+def verify(path: pathlib.Path, checker: pathlib.Path | None = None,
+           timeout: float | None = None) -> tuple[float, float]:
     """``python -m proofs_check verify --quiet``, of this tree or of the one in ``checker``: ``(wall, cpu)``."""
     env = dict(os.environ, PYTHONPATH=str(checker or ROOT))
     stdout, wall, cpu = _run([sys.executable, "-m", "proofs_check", "verify", str(path.resolve()), "--quiet"],
-                             cwd=checker or ROOT, env=env)
+                             cwd=checker or ROOT, env=env, timeout=timeout)
     if stdout.strip().splitlines()[-1] != "verified":
         raise RuntimeError(f"{path}: not verified: {stdout[-500:]}")
     return wall, cpu
@@ -117,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--checker", type=pathlib.Path, metavar="DIR",
                         help="time the proofs_check package in DIR instead of this tree's")
     parser.add_argument("--only", default="", help="run only the cases whose name contains this text")
+    parser.add_argument("--timeout", type=float, default=None, metavar="S",
+                        help="stop a verification after S seconds and report it as taking more")
     args = parser.parse_args(argv)
     print(f"{'case':<42} {'regions':>8} {'export s':>9} {'(cpu)':>7} {'verify s':>9} {'(cpu)':>7} {'ratio':>6}")
     with tempfile.TemporaryDirectory(prefix="bench_checker_") as tmp:
@@ -127,7 +131,12 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             out = folder / f"case{index}.json"
             regions, export_wall, export_cpu = export(networks[net], domain, out)
-            verify_wall, verify_cpu = verify(out, args.checker)
+            try:
+                verify_wall, verify_cpu = verify(out, args.checker, args.timeout)
+            except subprocess.TimeoutExpired:
+                print(f"{name:<42} {regions:>8} {export_wall:>9.2f} {export_cpu:>7.2f} {'>' + str(args.timeout):>9} "
+                      f"{'':>7} {'>' + format(args.timeout / export_wall, '.1f'):>6}", flush=True)
+                continue
             print(f"{name:<42} {regions:>8} {export_wall:>9.2f} {export_cpu:>7.2f} {verify_wall:>9.2f} "
                   f"{verify_cpu:>7.2f} {verify_wall / export_wall:>6.2f}", flush=True)
     return 0
