@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from polyregions.errors import InvalidInputError, PolyregionsError
-from polyregions.measures import bounds
 from polyregions.measures.bounds import (
     FieldEntries,
     ReceptiveField,
@@ -19,6 +18,7 @@ from polyregions.measures.bounds import (
     conv_field_entries,
     conv_layer_bound,
     conv_receptive_fields,
+    convolutional,
     maxout_montufar_bound,
     maxout_serra_bound,
     one_layer_bound,
@@ -160,19 +160,19 @@ def test_line_dynamic_programme_agrees_with_the_matching_enumeration(layer):
     merged = {}
     for m, entries in fields:
         merged[entries] = merged.get(entries, 0) + m
-    for component in bounds._overlap_components(merged):
-        runs = bounds._interval_runs(component)
+    for component in convolutional._overlap_components(merged):
+        runs = convolutional._interval_runs(component)
         assert runs is not None  # 1-D convolutions lie on a line, group by group and phase by phase
         for t, cap in ((1, None), (2, None), (1, 2)):
-            assert bounds._interval_polynomial(runs, t, cap) == bounds._component_polynomial(
+            assert convolutional._interval_polynomial(runs, t, cap) == convolutional._component_polynomial(
                 component, t, cap, [10 ** 7], 10 ** 7)
 
 
 def test_two_dimensional_overlaps_go_through_the_matching_enumeration():
     fields = conv_field_entries((1, 3, 3), 2, 2)
     merged = {entries: m for m, entries in fields}
-    (component,) = bounds._overlap_components(merged)
-    assert bounds._interval_runs(component) is None
+    (component,) = convolutional._overlap_components(merged)
+    assert convolutional._interval_runs(component) is None
     assert conv_layer_bound(fields) == hall_sum([(m, e) for m, e in fields]) == 256  # 8 neurons, all matchable
     # twelve neurons on nine entries: not all matchable at once, so the matching enumeration decides
     fields = conv_field_entries((1, 3, 3), 3, 2)
