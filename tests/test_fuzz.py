@@ -19,6 +19,7 @@ import sys
 import time
 
 import pytest
+from fuzz.abuse import ABUSE_ACCEPTED, ABUSE_CASES, EXACT_CASES, LIBRARY_ABUSE_CASES, LIBRARY_ACCEPTED
 from fuzz.checker import (
     CHECKER_CASES,
     CHECKER_SPECIAL_FILES,
@@ -26,7 +27,7 @@ from fuzz.checker import (
     certificate_document,
     export_document,
 )
-from fuzz.corpus import ACCEPTED, CASES, Case, materialize
+from fuzz.corpus import ACCEPTED, CASES, NET, Case, materialize
 from fuzz.library import LIBRARY_CASES
 
 from polyregions.cli import main
@@ -192,3 +193,198 @@ def test_bad_library_call_raises_a_polyregions_error(name, call, shown, tmp_path
 
 def test_the_library_corpus_is_large():
     assert len(LIBRARY_CASES) >= 150
+
+
+# --- the second corpus: resources and setting abused (fuzz.abuse) ------------------------------------------
+
+
+
+def _run_case_in_process(case: Case, tmp_path, monkeypatch, capsys) -> tuple[int, str, str, float]:
+    monkeypatch.chdir(tmp_path)
+    materialize(case, str(tmp_path))
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, ALARM_SECONDS)
+    try:
+        started = time.perf_counter()
+        status = _run_in_process(case.argv)
+        seconds = time.perf_counter() - started
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    out, err = capsys.readouterr()
+    return status, out, err, seconds
+
+
+@pytest.mark.parametrize("case", [_param(c) for c in ABUSE_CASES + ABUSE_ACCEPTED if not c.heavy])
+def test_abused_command_line_in_process(case, tmp_path, monkeypatch, capsys):
+    status, out, err, seconds = _run_case_in_process(case, tmp_path, monkeypatch, capsys)
+    _check_error(case, status, out, err, seconds, IN_PROCESS_SECONDS)
+    assert not (tmp_path / "PWNED").exists()  # a pickle's code never ran
+
+
+@pytest.mark.parametrize("case", [_param(c) for c in ABUSE_CASES + ABUSE_ACCEPTED if c.heavy])
+def test_abused_command_line_in_a_process_with_limits(case, tmp_path):
+    test_malformed_command_line_in_a_process_with_limits(case, tmp_path)
+    assert not (tmp_path / "PWNED").exists()
+
+
+def test_the_second_corpus_has_its_families():
+    families = {tag for case in ABUSE_CASES + ABUSE_ACCEPTED for tag in case.tags}
+    assert {"depth", "sizes", "workers", "slow", "model files", "pickle"} <= families
+    assert len(ABUSE_CASES) + len(ABUSE_ACCEPTED) >= 60
+
+
+@pytest.mark.parametrize("name, call, shown", [pytest.param(name, call, shown, id=name)
+                                               for name, call, shown in LIBRARY_ABUSE_CASES])
+def test_abused_library_call_raises_a_polyregions_error(name, call, shown, tmp_path, monkeypatch):
+    test_bad_library_call_raises_a_polyregions_error(name, call, shown, tmp_path, monkeypatch)
+
+
+@pytest.mark.parametrize("name, call", [pytest.param(name, call, id=name) for name, call in LIBRARY_ACCEPTED])
+def test_deep_bounds_answer(name, call):
+    started = time.perf_counter()
+    assert call() is not None
+    assert time.perf_counter() - started < IN_PROCESS_SECONDS
+
+
+@pytest.mark.parametrize("name, call, value", [pytest.param(name, call, value, id=name)
+                                               for name, call, value in EXACT_CASES])
+def test_extended_precision_is_read_exactly(name, call, value, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert call() == value
+
+
+# --- the environment: standard output, working directory, encoding, signals ----------------------------------
+
+def _polyregions(argv, cwd, **options) -> subprocess.CompletedProcess:
+    options.setdefault("stdout", subprocess.PIPE)
+    try:
+        return subprocess.run([sys.executable, "-m", "polyregions", *argv], cwd=cwd, env=options.pop("env", _ENV),
+                              stderr=subprocess.PIPE, text=True, preexec_fn=_limited, timeout=PROCESS_SECONDS,
+                              **options)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"no answer within {PROCESS_SECONDS} s")
+
+
+_OUTPUTS = [("arrangement", "--name", "braid:4"), ("arrangement", "--name", "braid:4", "--json"),
+            ("regions", "net.json", "--box", "-1,1")]
+
+
+@pytest.mark.parametrize("argv", _OUTPUTS, ids=" ".join)
+def test_a_closed_standard_output_ends_quietly(argv, tmp_path):
+    (tmp_path / "net.json").write_text(json.dumps(NET))
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the first byte: every write fails with EPIPE
+    try:
+        done = _polyregions(argv, tmp_path, stdout=write)
+    finally:
+        os.close(write)
+    assert done.returncode == 141 and done.stderr == "", done.stderr[-2000:]
+
+
+@pytest.mark.parametrize("argv", _OUTPUTS, ids=" ".join)
+def test_a_full_standard_output_is_one_line(argv, tmp_path):
+    (tmp_path / "net.json").write_text(json.dumps(NET))
+    with open("/dev/full", "w") as full:
+        done = _polyregions(argv, tmp_path, stdout=full)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert done.stderr == "polyregions: error: standard output: cannot write: No space left on device\n"
+
+
+@pytest.mark.parametrize("argv, shown", [
+    (("regions", "{net}", "--box", "-1,1", "--export", "out.json"), "--export"),
+    (("sweep", "--widths", "1,2", "-o", "t.csv"), "-o"),
+    (("regions", "net.json", "--box", "-1,1"), "net.json"),
+    (("arrangement", "--name", "braid:3", "--list", "r.jsonl"), "--list"),
+], ids=lambda v: v if isinstance(v, str) else " ".join(v)[:40])
+def test_a_deleted_working_directory_is_one_line(argv, shown, tmp_path):
+    (tmp_path / "net.json").write_text(json.dumps(NET))
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    argv = [a.replace("{net}", str(tmp_path / "net.json")) for a in argv]
+    script = ("import os, sys, runpy; os.chdir(sys.argv[1]); os.rmdir(sys.argv[1]); sys.argv = ['polyregions', "
+              "*sys.argv[2:]]; runpy.run_module('polyregions', run_name='__main__')")
+    done = subprocess.run([sys.executable, "-c", script, str(gone), *argv], env=_ENV, capture_output=True,
+                          text=True, preexec_fn=_limited, timeout=PROCESS_SECONDS)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert done.stderr.count("\n") == 1 and shown in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("argv", [("arrangement", "n\u00e8.json"), ("arrangement", "n\u00e8.json", "--json"),
+                                  ("arrangement", "\u7f51.json", "--count"), ("regions", "m\u00e9.json", "--box",
+                                                                               "-1,1")], ids=" ".join)
+def test_an_ascii_only_encoding_with_a_non_ascii_file_name(argv, tmp_path):
+    arrangement = {"format": "polyregions.arrangement/1", "dimension": 2, "hyperplanes": [[1, 0, 0], [0, 1, 0]]}
+    (tmp_path / "n\u00e8.json").write_text(json.dumps(arrangement))
+    (tmp_path / "\u7f51.json").write_text(json.dumps(arrangement))
+    done = _polyregions(argv, tmp_path, env={**_ENV, "PYTHONIOENCODING": "ascii"})
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert done.returncode in (0, 2) and done.stderr.count("\n") <= 1, done.stderr[-2000:]
+
+
+def _default_sigint() -> None:
+    _limited()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _ignored_sigint() -> None:
+    _limited()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+_LONG_SWEEP = ("sweep", "--widths", "2,6,6", "--seeds", "0-99999", "--workers", "0", "-o", "t.csv", "--quiet")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_an_interrupted_sweep_says_so_in_one_line(signum, tmp_path):
+    process = subprocess.Popen([sys.executable, "-m", "polyregions", *_LONG_SWEEP], cwd=tmp_path, env=_ENV,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
+    time.sleep(3.0)
+    process.send_signal(signum)
+    out, err = process.communicate(timeout=PROCESS_SECONDS)
+    assert process.returncode == 130 and err == "polyregions: interrupted\n", (process.returncode, err[-2000:])
+
+
+def test_an_inherited_ignored_sigint_stays_ignored(tmp_path):
+    process = subprocess.Popen([sys.executable, "-m", "polyregions", *_LONG_SWEEP], cwd=tmp_path, env=_ENV,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_ignored_sigint)
+    time.sleep(3.0)
+    process.send_signal(signal.SIGINT)
+    time.sleep(1.0)
+    assert process.poll() is None  # Ctrl-C ignored, as the parent decided
+    process.send_signal(signal.SIGTERM)
+    out, err = process.communicate(timeout=PROCESS_SECONDS)
+    assert process.returncode == 130 and err == "polyregions: interrupted\n", (process.returncode, err[-2000:])
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_before_the_command_line_runs_ends_in_one_line(signum, tmp_path):
+    # the signal arrives while python -m polyregions is still importing (held from its first line)
+    script = ("import os, sys, runpy; from polyregions._signals import held_until_main; held_until_main(); "
+              f"os.kill(os.getpid(), {int(signum)}); sys.argv = ['polyregions', 'arrangement', '--name', 'braid:4']; "
+              "from polyregions.cli import command; command()")
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=_ENV, capture_output=True, text=True,
+                          preexec_fn=_default_sigint, timeout=PROCESS_SECONDS)
+    assert done.returncode == 130 and done.stderr == "polyregions: interrupted\n" and done.stdout == "", done.stderr
+
+
+@pytest.mark.parametrize("wrapped", [ImportError, RuntimeError, TypeError])
+def test_an_interrupt_inside_an_import_is_an_interruption(wrapped, monkeypatch, capsys):
+    # numpy turns a KeyboardInterrupt during its import into an ImportError; class bodies into other errors
+    import polyregions.cli.arrangement as command
+
+    def interrupted_import(args):
+        try:
+            signal.raise_signal(signal.SIGINT)
+            time.sleep(1)
+        except KeyboardInterrupt as error:
+            raise wrapped("half-imported module") from error
+
+    monkeypatch.setattr(command, "run", interrupted_import)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        status = _run_in_process(["arrangement", "--name", "braid:3"])
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    out, err = capsys.readouterr()
+    assert status == 130 and err == "polyregions: interrupted\n", err
