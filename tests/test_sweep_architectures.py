@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 
 from polyregions.cli import main
 from polyregions.errors import InvalidInputError
-from polyregions.experiments.architectures import parse_architecture, read_architecture
+from polyregions.experiments.architectures import parse_activation, parse_architecture
 from polyregions.experiments.graph_bounds import graph_bounds
-from polyregions.experiments.sweeps import COLUMNS, parse_activation, read_table, run_task, sweep, sweep_tasks
-from polyregions.experiments.templates import load_template
+from polyregions.experiments.sweeps import COLUMNS, read_table, run_task, sweep, sweep_tasks
+from polyregions.experiments.templates import load_template, read_architecture
 from polyregions.measures.bounds import maxout_montufar_bound, maxout_serra_bound
 from polyregions.networks.graph import GraphNetwork, Node
 from polyregions.networks.io import network_from_arrays

@@ -75,8 +75,8 @@ def run(args) -> int:
     from polyregions._atomic import check_output
     from polyregions.errors import InvalidInputError
     from polyregions.exact.rationals import _describe
-    from polyregions.experiments.architectures import read_architecture
     from polyregions.experiments.sweeps import parse_seeds, sweep, sweep_tasks
+    from polyregions.experiments.templates import read_architecture
 
     check_output(args.output, what="--output")
     if not args.widths and not args.architecture:

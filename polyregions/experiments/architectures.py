@@ -30,8 +30,8 @@ biases of standard deviation 1/1000; :func:`~polyregions.networks.initializers.p
 in ``+-1/sqrt(fan_in)``), with ``fan_in`` the inputs of one unit (``C_in K`` or ``C_in K^2`` for a convolution,
 ``W`` for each map of a residual block), in float32 and then read exactly.
 
-A template file stands where a specification does, spelled ``@FILE`` (:func:`read_architecture`,
-:mod:`polyregions.experiments.templates`).
+A template file stands where a specification does, spelled ``@FILE``
+(:func:`~polyregions.experiments.templates.read_architecture`, :mod:`polyregions.experiments.templates`).
 
 Examples
 --------
@@ -57,10 +57,10 @@ import numpy as np
 from polyregions.errors import InvalidInputError
 
 if TYPE_CHECKING:
-    from polyregions.experiments.templates import ArchitectureTemplate
+    from polyregions.networks.activations import Activation
     from polyregions.networks.graph import GraphNetwork
 
-__all__ = ["ArchitectureSpec", "parse_architecture", "read_architecture", "LAYER_KINDS"]
+__all__ = ["ArchitectureSpec", "parse_architecture", "parse_activation", "LAYER_KINDS", "ACTIVATIONS"]
 
 #: The layer kinds of a specification and how many integers each takes (fewest, most).
 LAYER_KINDS = {"dense": (1, 1), "conv1d": (2, 4), "conv2d": (2, 4), "maxpool": (1, 1), "avgpool": (1, 1),
@@ -287,7 +287,7 @@ def parse_architecture(text: Any) -> ArchitectureSpec:
         raise InvalidInputError(f"architecture: expected {_EXPECTED}, got {_describe(text)}")
     if text.strip().startswith("@"):
         raise InvalidInputError(f"architecture {text!r}: expected {_EXPECTED}, got a template file (read it with "
-                                "read_architecture)")
+                                "polyregions.experiments.templates.read_architecture)")
     parts = [part.strip() for part in text.strip().split("-")]
     if len(parts) < 2:
         raise InvalidInputError(f"architecture {text!r}: expected {_EXPECTED}")
@@ -326,38 +326,43 @@ def parse_architecture(text: Any) -> ArchitectureSpec:
     return spec
 
 
-def read_architecture(text: Any) -> "ArchitectureSpec | ArchitectureTemplate":
-    """A specification (:func:`parse_architecture`) or, for ``"@FILE"``, the template network in ``FILE``
-    (:func:`polyregions.experiments.templates.load_template`).
-
-    Parameters
-    ----------
-    text : str
-        A specification such as ``"8-conv1d:2,3-maxpool:2"``, or ``"@FILE"``.
-
-    Returns
-    -------
-    ArchitectureSpec or ArchitectureTemplate
-
-    Raises
-    ------
-    InvalidInputError
-        As :func:`parse_architecture` and :func:`~polyregions.experiments.templates.load_template` do.
-
-    Examples
-    --------
-    >>> read_architecture("2-maxout:3,3").text
-    '2-maxout:3,3'
-    """
-    if isinstance(text, str) and text.strip().startswith("@"):
-        from polyregions.experiments.templates import load_template
-
-        return load_template(text.strip()[1:])
-    return parse_architecture(text)
-
-
 def _integer(value: str, text: str, what: str, *, minimum: int = 1) -> int:
     if not (value.isascii() and value.isdigit()) or int(value) < minimum:
         kind = "a positive integer" if minimum == 1 else "a non-negative integer"
         raise InvalidInputError(f"architecture {text!r}: {what}: expected {kind}, got {value!r}")
     return int(value)
+
+
+#: The element-wise activations a sweep draws (``leaky_relu:S`` sets a slope).
+ACTIVATIONS = ("relu", "hardtanh", "leaky_relu")
+_LEAKY_DEFAULT = Fraction(1, 100)  # torch.nn.LeakyReLU's default negative slope
+
+
+def parse_activation(spec: "str | Activation") -> tuple[str, "Activation"]:
+    """``(canonical name, activation)`` for ``relu``, ``hardtanh``, ``leaky_relu`` (slope 1/100, torch's
+    default) or ``leaky_relu:S`` (any slope ``S`` other than 1, read exactly); an Activation passes through.
+
+    Examples
+    --------
+    >>> parse_activation("leaky_relu:0.2")[0], parse_activation("leaky_relu:1/100")[0]
+    ('leaky_relu:1/5', 'leaky_relu')
+    """
+    from polyregions.exact.rationals import rational
+    from polyregions.networks.activations import Activation, activation_from_json, leaky_relu
+
+    if isinstance(spec, Activation):
+        if spec.name == "leaky_relu":
+            slope = spec.slopes[0]
+            return ("leaky_relu" if slope == _LEAKY_DEFAULT else f"leaky_relu:{slope}"), spec
+        return spec.name, spec
+    if not isinstance(spec, str):
+        raise InvalidInputError(f"activation: expected relu, hardtanh, leaky_relu or leaky_relu:SLOPE, got {spec!r}")
+    text = spec.strip()
+    name, _, slope_text = text.partition(":")
+    if name == "leaky_relu":
+        slope = rational(slope_text, what="activation: leaky_relu slope") if slope_text else _LEAKY_DEFAULT
+        act = leaky_relu(slope, what="activation")
+        return ("leaky_relu" if slope == _LEAKY_DEFAULT else f"leaky_relu:{slope}"), act
+    if name in ("relu", "hardtanh") and not slope_text:
+        return name, activation_from_json(name, what="activation")
+    raise InvalidInputError(f"activation: expected relu, hardtanh, leaky_relu or leaky_relu:SLOPE, got {spec!r}")

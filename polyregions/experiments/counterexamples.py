@@ -198,7 +198,7 @@ def _flatten(weight: Any) -> list[Fraction]:
 
 
 def _architecture(widths: Any, activation: Any, output_dim: Any) -> _Shape:
-    from polyregions.experiments.sweeps import parse_activation
+    from polyregions.experiments.architectures import parse_activation
     from polyregions.networks.activations import linear
 
     if isinstance(widths, (str, bytes)) or not hasattr(widths, "__iter__"):

@@ -50,19 +50,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, Sized
 
 from polyregions.errors import InvalidInputError
+from polyregions.experiments.architectures import ACTIVATIONS, parse_activation
 
 if TYPE_CHECKING:
     from polyregions.experiments.architectures import ArchitectureSpec
     from polyregions.experiments.templates import ArchitectureTemplate
-    from polyregions.networks.activations import Activation
     from polyregions.regions.enumeration import Engine
 
 __all__ = ["SweepTask", "SweepResult", "sweep_tasks", "run_task", "sweep", "read_table", "write_table",
-           "parse_activation", "parse_seeds", "INITIALIZERS", "ACTIVATIONS", "KEY", "COLUMNS", "BOUND_NAMES"]
+           "parse_seeds", "INITIALIZERS", "ACTIVATIONS", "KEY", "COLUMNS", "BOUND_NAMES"]
 
 INITIALIZERS = ("he_normal", "pytorch_default")
-ACTIVATIONS = ("relu", "hardtanh", "leaky_relu")
-_LEAKY_DEFAULT = Fraction(1, 100)  # torch.nn.LeakyReLU's default negative slope
 
 #: Columns that identify a row: a sweep skips the tasks whose key is already in the table.
 KEY = ("architecture", "seed", "init", "activation", "domain")
@@ -79,36 +77,6 @@ COLUMNS = KEY + _COUNTS + tuple(f"bound_{name}" for name in BOUND_NAMES) + ("bou
 _COLUMNS_WITHOUT_GRAPH_BOUNDS = KEY + _COUNTS + tuple(f"bound_{name}" for name in BOUND_NAMES[:6]) + ("bounds_hold",)
 _INTEGER_COLUMNS = ("seed", "input_dim", "neurons", "activation_regions", "linear_regions", "adjacencies")
 _BOOLEAN_COLUMNS = ("exact", "bounds_hold")
-
-
-def parse_activation(spec: "str | Activation") -> tuple[str, "Activation"]:
-    """``(canonical name, activation)`` for ``relu``, ``hardtanh``, ``leaky_relu`` (slope 1/100, torch's
-    default) or ``leaky_relu:S`` (any slope ``S`` other than 1, read exactly); an Activation passes through.
-
-    Examples
-    --------
-    >>> parse_activation("leaky_relu:0.2")[0], parse_activation("leaky_relu:1/100")[0]
-    ('leaky_relu:1/5', 'leaky_relu')
-    """
-    from polyregions.exact.rationals import rational
-    from polyregions.networks.activations import Activation, activation_from_json, leaky_relu
-
-    if isinstance(spec, Activation):
-        if spec.name == "leaky_relu":
-            slope = spec.slopes[0]
-            return ("leaky_relu" if slope == _LEAKY_DEFAULT else f"leaky_relu:{slope}"), spec
-        return spec.name, spec
-    if not isinstance(spec, str):
-        raise InvalidInputError(f"activation: expected relu, hardtanh, leaky_relu or leaky_relu:SLOPE, got {spec!r}")
-    text = spec.strip()
-    name, _, slope_text = text.partition(":")
-    if name == "leaky_relu":
-        slope = rational(slope_text, what="activation: leaky_relu slope") if slope_text else _LEAKY_DEFAULT
-        act = leaky_relu(slope, what="activation")
-        return ("leaky_relu" if slope == _LEAKY_DEFAULT else f"leaky_relu:{slope}"), act
-    if name in ("relu", "hardtanh") and not slope_text:
-        return name, activation_from_json(name, what="activation")
-    raise InvalidInputError(f"activation: expected relu, hardtanh, leaky_relu or leaky_relu:SLOPE, got {spec!r}")
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -192,7 +160,7 @@ def sweep_tasks(widths: Iterable[Sequence[int]], *, seeds: Iterable[int], inits:
     """Every combination, architecture-major: for each architecture, seed, initialisation, activation.
 
     ``architectures`` adds specifications such as ``"4-conv1d:2,2-maxpool:3-maxout:2,2"`` and templates
-    ``"@FILE"`` (:func:`polyregions.experiments.architectures.read_architecture`; parsed ones pass through) after
+    ``"@FILE"`` (:func:`polyregions.experiments.templates.read_architecture`; parsed ones pass through) after
     the dense ``widths``, in order; a dense specification (``"2-8-8"``) is the same task as the widths
     ``[2, 8, 8]``. A template keeps its own activations: its tasks take one activation, its
     :attr:`~polyregions.experiments.templates.ArchitectureTemplate.activation_label`, whatever ``activations``
@@ -207,8 +175,8 @@ def sweep_tasks(widths: Iterable[Sequence[int]], *, seeds: Iterable[int], inits:
     """
     from polyregions._limits import MAX_NETWORK_PARAMETERS, MAX_SEEDS, MAX_SWEEP_TASKS
     from polyregions.exact.rationals import _describe, format_rational, rational
-    from polyregions.experiments.architectures import ArchitectureSpec, read_architecture
-    from polyregions.experiments.templates import ArchitectureTemplate
+    from polyregions.experiments.architectures import ArchitectureSpec
+    from polyregions.experiments.templates import ArchitectureTemplate, read_architecture
     from polyregions.regions.enumeration import ENGINES
 
     if isinstance(architectures, (str, bytes, dict)) or not hasattr(architectures, "__iter__"):

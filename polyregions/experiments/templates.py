@@ -40,10 +40,17 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from polyregions.errors import InvalidInputError
+from polyregions.experiments.architectures import (
+    ArchitectureSpec,
+    check_init,
+    draw_parameters,
+    parse_activation,
+    parse_architecture,
+)
 from polyregions.networks.graph import GraphNetwork
 from polyregions.networks.graph_files import graph_to_json
 
-__all__ = ["ArchitectureTemplate", "load_template"]
+__all__ = ["ArchitectureTemplate", "load_template", "read_architecture"]
 
 
 @dataclass(frozen=True)
@@ -88,7 +95,6 @@ class ArchitectureTemplate:
     def activation_label(self) -> str:
         """The template's element-wise activations, distinct and in order, joined by ``+``; ``none`` without
         any (the sweep table's ``activation``)."""
-        from polyregions.experiments.sweeps import parse_activation
         from polyregions.networks import operations as ops
 
         names: list[str] = []
@@ -102,7 +108,6 @@ class ArchitectureTemplate:
     def draw(self, *, seed: int, init: str, activation: Any = None) -> GraphNetwork:
         """The template with its dense and convolutional parameters drawn from ``seed`` by ``init``
         (``"he_normal"`` or ``"pytorch_default"``); ``activation`` is ignored (the template keeps its own)."""
-        from polyregions.experiments.architectures import check_init, draw_parameters
         from polyregions.networks.initializers import random_generator
 
         check_init(init)
@@ -183,3 +188,31 @@ def load_template(path: str | os.PathLike) -> ArchitectureTemplate:
         raise InvalidInputError(f"{where}: expected a network of at most {MAX_NETWORK_PARAMETERS:,} weights and "
                                 f"biases, got {template.parameters:,}")
     return template
+
+
+def read_architecture(text: Any) -> "ArchitectureSpec | ArchitectureTemplate":
+    """A specification (:func:`parse_architecture`) or, for ``"@FILE"``, the template network in ``FILE``
+    (:func:`load_template`).
+
+    Parameters
+    ----------
+    text : str
+        A specification such as ``"8-conv1d:2,3-maxpool:2"``, or ``"@FILE"``.
+
+    Returns
+    -------
+    ArchitectureSpec or ArchitectureTemplate
+
+    Raises
+    ------
+    InvalidInputError
+        As :func:`~polyregions.experiments.architectures.parse_architecture` and :func:`load_template` do.
+
+    Examples
+    --------
+    >>> read_architecture("2-maxout:3,3").text
+    '2-maxout:3,3'
+    """
+    if isinstance(text, str) and text.strip().startswith("@"):
+        return load_template(text.strip()[1:])
+    return parse_architecture(text)

@@ -85,8 +85,9 @@ _BAD_NUMBERS: list[tuple[str, Any]] = [
 
 def _cases() -> list[tuple[str, Callable[[], Any], tuple[str, ...]]]:
     import polyregions as pr
+    from polyregions.experiments.architectures import parse_activation
     from polyregions.experiments.counterexamples import search, simple_values
-    from polyregions.experiments.sweeps import parse_activation, parse_seeds, sweep, sweep_tasks
+    from polyregions.experiments.sweeps import parse_seeds, sweep, sweep_tasks
     from polyregions.networks.io import load_npz
 
     cases: list[tuple[str, Callable[[], Any], tuple[str, ...]]] = []
