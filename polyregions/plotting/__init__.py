@@ -41,8 +41,15 @@ from polyregions.plotting.colors import class_colors, distinct_colors
 from polyregions.plotting.dynamics import plot_region_counts, plot_snapshots
 from polyregions.plotting.graph import Graph1D, graph_1d, plot_graph, region_intervals
 from polyregions.plotting.layers import layer_complexes, plot_layers, truncations
-from polyregions.plotting.polygons import Polygon, clip, default_window, polygon_from_inequalities, window_polygon
-from polyregions.plotting.regions import COLORINGS, class_polygons, domain_window, plot_regions, region_polygons
+from polyregions.plotting.polygons import (
+                           Polygon,
+                           clip,
+                           default_window,
+                           domain_window,
+                           polygon_from_inequalities,
+                           window_polygon,
+)
+from polyregions.plotting.regions import COLORINGS, class_polygons, plot_regions, region_polygons
 
 __all__ = [
     "plot_regions",

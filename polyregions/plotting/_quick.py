@@ -16,11 +16,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
+from polyregions.plotting.polygons import coordinate_names, domain_window
+
 if TYPE_CHECKING:
     from polyregions.regions.complex import RegionComplex
     from polyregions.regions.region import Region
 
-__all__ = ["float_clip", "float_polygons", "draw_complex", "draw_region", "coordinate_names"]
+__all__ = ["float_clip", "float_polygons", "draw_complex", "draw_region"]
 
 FloatPoint = tuple[float, float]
 
@@ -127,19 +129,12 @@ def _consecutive_crossings(rows: Any, counts: Any) -> tuple[Any, Any]:
     return np.stack([x, y], axis=1), ~bad
 
 
-def coordinate_names(domain: Any) -> tuple[str, str]:
-    """The names of a 2-D domain's coordinates: the input's ``x1, x2`` on a box, polytope or the whole space,
-    a slice's parameters ``t1, t2`` otherwise; every picture of regions labels its axes so."""
-    return ("x1", "x2") if domain is None or domain.kind in ("box", "polytope", "space") else ("t1", "t2")
-
-
 def draw_complex(ax: Any, complex_: "RegionComplex") -> None:
     """Draw a complex on a 2-D domain quickly: one muted colour per activation pattern (stable: see
     :func:`polyregions.plotting.colors.pattern_colors`), thin white seams, the counts as title."""
     from matplotlib.collections import PolyCollection
 
     from polyregions.plotting.colors import pattern_colors
-    from polyregions.plotting.regions import domain_window
 
     window = domain_window(complex_.domain, points=[r.interior_point for r in complex_.regions]
                            if not complex_.domain.is_bounded() else ())

@@ -42,7 +42,8 @@ def _source(source: Any, window: Any):
     from polyregions.regions.complex import RegionComplex
 
     if isinstance(source, RegionComplex):
-        from polyregions.plotting.regions import domain_window, region_polygons
+        from polyregions.plotting.polygons import domain_window
+        from polyregions.plotting.regions import region_polygons
 
         if window is None:
             window = domain_window(source.domain, points=[r.interior_point for r in source.regions])

@@ -20,12 +20,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Hashable, Sequence
+from typing import TYPE_CHECKING, Any, Hashable, Sequence
 
 from polyregions.errors import InvalidInputError
 from polyregions.exact.rationals import rational, rational_vector
 
-__all__ = ["Polygon", "window_polygon", "clip", "polygon_from_inequalities", "default_window"]
+if TYPE_CHECKING:
+    from polyregions.regions.domains import Domain
+
+__all__ = ["Polygon", "window_polygon", "clip", "polygon_from_inequalities", "default_window", "domain_window",
+           "coordinate_names"]
 
 _ZERO = Fraction(0)
 
@@ -232,3 +236,28 @@ def default_window(points: Sequence[Sequence[Any]], *, margin: Any = Fraction(1,
         lower.append(lo - pad)
         upper.append(hi + pad)
     return tuple(lower), tuple(upper)
+
+
+def domain_window(domain: "Domain", *, points: Sequence[Sequence[Any]] = ()) -> tuple[tuple, tuple]:
+    """The rectangle drawn for a 2-D domain: its box, the bounding box of a bounded polytope, or a window
+    around ``points`` (for example the regions' interior points) when the domain is unbounded.
+
+    Examples
+    --------
+    >>> from polyregions.regions.domains import box
+    >>> domain_window(box([0, -1], [1, 1]))
+    ((Fraction(0, 1), Fraction(-1, 1)), (Fraction(1, 1), Fraction(1, 1)))
+    """
+    if domain.lower is not None and domain.upper is not None:
+        return tuple(domain.lower), tuple(domain.upper)
+    if domain.is_bounded():
+        vertices = domain.region.vertices()
+        return (tuple(min(v[k] for v in vertices) for k in range(2)),
+                tuple(max(v[k] for v in vertices) for k in range(2)))
+    return default_window(list(points))
+
+
+def coordinate_names(domain: Any) -> tuple[str, str]:
+    """The names of a 2-D domain's coordinates: the input's ``x1, x2`` on a box, polytope or the whole space,
+    a slice's parameters ``t1, t2`` otherwise; every picture of regions labels its axes so."""
+    return ("x1", "x2") if domain is None or domain.kind in ("box", "polytope", "space") else ("t1", "t2")

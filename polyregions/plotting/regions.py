@@ -19,8 +19,14 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Sequence
 
 from polyregions.errors import InvalidInputError
-from polyregions.plotting._quick import coordinate_names
-from polyregions.plotting.polygons import Polygon, clip, default_window, polygon_from_inequalities, window_polygon
+from polyregions.plotting.polygons import (
+    Polygon,
+    clip,
+    coordinate_names,
+    domain_window,
+    polygon_from_inequalities,
+    window_polygon,
+)
 
 if TYPE_CHECKING:
     from polyregions.regions.complex import RegionComplex
@@ -37,25 +43,6 @@ def _check_2d(complex_: "RegionComplex", what: str) -> None:
     if complex_.domain.dim != 2:
         raise InvalidInputError(f"{what}: expected a region complex on a 2-D domain, got a {complex_.domain.dim}-D "
                                 f"domain" + (" (plot_graph draws 1-D domains)" if complex_.domain.dim == 1 else ""))
-
-
-def domain_window(domain: "Domain", *, points: Sequence[Sequence[Any]] = ()) -> tuple[tuple, tuple]:
-    """The rectangle drawn for a 2-D domain: its box, the bounding box of a bounded polytope, or a window
-    around ``points`` (for example the regions' interior points) when the domain is unbounded.
-
-    Examples
-    --------
-    >>> from polyregions.regions.domains import box
-    >>> domain_window(box([0, -1], [1, 1]))
-    ((Fraction(0, 1), Fraction(-1, 1)), (Fraction(1, 1), Fraction(1, 1)))
-    """
-    if domain.lower is not None and domain.upper is not None:
-        return tuple(domain.lower), tuple(domain.upper)
-    if domain.is_bounded():
-        vertices = domain.region.vertices()
-        return (tuple(min(v[k] for v in vertices) for k in range(2)),
-                tuple(max(v[k] for v in vertices) for k in range(2)))
-    return default_window(list(points))
 
 
 def _base_polygon(domain: "Domain", window: Any, points: Sequence) -> Polygon:
