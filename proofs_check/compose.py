@@ -93,6 +93,7 @@ class IntStage:
     neuron_units: tuple[int, ...]   # the element-wise units that are neurons
     single: tuple[tuple[int, int, int], ...] | None  # (unit, p, q) when each has one breakpoint p / q
     bounds: tuple  # per neuron unit, per piece: ((p, q) or None, (p, q) or None), the piece's closed interval
+    relu: bool     # every pre-activation is a ReLU unit (pieces 0 and 1, breakpoint 0): the written-out paths
 
 
 def _int_unit(act, act_den: int) -> IntUnit:
@@ -128,11 +129,13 @@ def _int_stage(weight, bias, activations, groups) -> IntStage:
     valued = sorted({i for i, u in enumerate(units) if u.neuron} | {m for group in groups for m in group})
     neurons = tuple(i for i, u in enumerate(units) if u.neuron)
     single = tuple((i, *units[i].breakpoints[0]) for i in neurons)
+    relu = bool(units) and len(units) == len(rows) and not groups and all(
+        u.breakpoints == ((0, 1),) and u.slopes == (0, 1) and u.intercepts == (0, 0) for u in units)
     return IntStage(rows, tuple(v.numerator * (den // v.denominator) for v in bias), den, units, act_den,
                     tuple(groups), len(neurons) + len(groups), bool(valued), neurons,
                     single if all(len(units[i].breakpoints) == 1 for i in neurons) else None,
                     tuple(tuple(_int_bounds(units[i].activation, p) for p in range(len(units[i].breakpoints) + 1))
-                          for i in neurons))
+                          for i in neurons), relu)
 
 
 def _int_bounds(act, piece: int) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
@@ -211,7 +214,7 @@ class Composer:
                 self._z[s] = _preactivations(stage, x, xden)
                 valid = False
             z, zden = self._z[s]  # type: ignore[misc]
-            values = [sum(map(mul, row, tvec)) for row in z] if stage.valued else []
+            values = _values(z, tvec) if stage.valued else []
             if not _pieces_hold(stage, segment, values, zden * point[1]):
                 self._segments[s:] = [None] * (len(self.stages) - s)
                 self._z[s + 1:] = [None] * (len(self.stages) - s - 1)
@@ -223,6 +226,15 @@ class Composer:
             maps.append(StageMaps(z, zden, values, segment))
         output, den = self._x[-1]  # type: ignore[misc]
         return RegionMaps(maps, output, den)
+
+
+def _values(z: list[tuple[int, ...]], tvec: tuple[int, ...]) -> list[int]:
+    """Each row ``(a, d)`` at the point ``tvec = (t numerators, t den)``: ``a . t_nums + d t_den``; written out
+    for 2-D domains."""
+    if len(tvec) == 3:
+        t0, t1, t2 = tvec
+        return [a * t0 + b * t1 + d * t2 for a, b, d in z]
+    return [sum(map(mul, row, tvec)) for row in z]
 
 
 def _preactivations(stage: IntStage, x: list[tuple[int, ...]], xden: int) -> tuple[list[tuple[int, ...]], int]:
@@ -268,6 +280,9 @@ def _pieces_hold(stage: IntStage, segment: tuple[int, ...], values: list[int], s
 def _activate(stage: IntStage, segment: tuple[int, ...], z: list[tuple[int, ...]],
               zden: int) -> tuple[list[tuple[int, ...]], int]:
     """The stage's output map with its neurons on the recorded pieces, reduced by the common divisor."""
+    if stage.relu:  # slopes 0 and 1, no intercepts: the row itself or zero
+        zero = (0,) * len(z[0])
+        return _reduced([row if piece else zero for row, piece in zip(z, segment)], zden)
     rows, q, A = [], 0, stage.act_den
     for i, unit in enumerate(stage.units):
         piece = 0
@@ -288,7 +303,11 @@ def _activate(stage: IntStage, segment: tuple[int, ...], z: list[tuple[int, ...]
         row = z[group[segment[q]]]
         rows.append(row if A == 1 else tuple(A * v for v in row))
         q += 1
-    den = A * zden
+    return _reduced(rows, A * zden)
+
+
+def _reduced(rows: list[tuple[int, ...]], den: int) -> tuple[list[tuple[int, ...]], int]:
+    """The map ``rows / den`` with the common divisor of every entry and ``den`` taken out (smaller integers)."""
     divisor = math.gcd(den, *chain.from_iterable(rows))
     if divisor > 1:
         rows = [tuple(v // divisor for v in row) for row in rows]
@@ -347,6 +366,11 @@ def _near_breakpoints(stage: IntStage, smaps: StageMaps, widths: list[int], vden
     ``(centre - spread) q >= p scale`` or ``(centre + spread) q <= p scale``, that is ``g >= spread q`` or
     ``-g >= spread q`` for ``g = centre q - p scale``."""
     z, values, single = smaps.z, smaps.values, stage.single or ()
+    if stage.relu and len(widths) == 2:  # p = 0, q = 1, written out: g = centre
+        w0, w1 = widths
+        near = [n for n, ((a, b, _), v, piece) in enumerate(zip(z, values, smaps.pieces))
+                if (v if piece else -v) * vden < abs(a) * w0 + abs(b) * w1]
+        return [(z[n], values[n], *stage.bounds[n][smaps.pieces[n]]) for n in near]
     near = [n for n, ((i, p, q), piece) in enumerate(zip(single, smaps.pieces))
             if ((values[i] * vden * q - p * scale) * (1 if piece else -1) < sum(map(mul, map(abs, z[i]), widths)) * q)]
     if near or stage.groups:
