@@ -18,7 +18,6 @@ that names the file or option, the limit and what arrived, before any large allo
 :data:`MAX_HYPERPLANES`        hyperplanes of a named arrangement (``--name braid:N``), counted before it is built
 :data:`MAX_TENSOR_ENTRIES`     entries of one tensor of a graph network (its input, any node's output)
 :data:`MAX_WINDOW_READS`       reads of one convolution or pooling node (output positions x kernel size)
-:data:`MAX_STORE_ROWS`         regions of a ``--stream`` store (checked against its summary before reading)
 :data:`MAX_LISTED_SIGNS`       signs an ``arrangement`` listing holds (regions x hyperplanes); above, it counts
 =============================  ========================================================================
 
@@ -39,7 +38,7 @@ import os
 
 __all__ = ["MAX_INPUT_BYTES", "MAX_JSON_DEPTH", "MAX_DIGITS", "MAX_EXPONENT", "MAX_DPI", "MAX_SEEDS",
            "MAX_SWEEP_TASKS", "MAX_GRID_VALUES", "MAX_NETWORK_PARAMETERS", "MAX_DOMAIN_DIMENSION", "MAX_HYPERPLANES",
-           "MAX_TENSOR_ENTRIES", "MAX_WINDOW_READS", "MAX_STORE_ROWS", "MAX_LISTED_SIGNS", "usable_cores",
+           "MAX_TENSOR_ENTRIES", "MAX_WINDOW_READS", "MAX_LISTED_SIGNS", "usable_cores",
            "describe_size", "limit", "check_at_most", "describe_count"]
 
 #: Largest input file read, in bytes (1 GiB).
@@ -76,8 +75,6 @@ MAX_HYPERPLANES = 10_000
 MAX_TENSOR_ENTRIES = 1 << 16
 #: Most reads of one convolution or pooling node: output positions times kernel entries (each is listed).
 MAX_WINDOW_READS = 1 << 22
-#: Most regions of a ``--stream`` store that is read back (its row table is read into memory).
-MAX_STORE_ROWS = 1 << 26
 #: Most signs an arrangement listing holds (its regions and faces each carry a sign per hyperplane): above, the
 #: command counts instead of listing (as ``--faces`` does), the same numbers without the sign vectors.
 MAX_LISTED_SIGNS = 10_000_000
