@@ -69,7 +69,7 @@ class Export:
 def _region(obj: Any, here: str, n_neurons: int, k: int, out: int) -> Region:
     check_keys(obj, REGION_KEYS, here)
     entries = read_list(get_key(obj, "pattern", here), f"{here}.pattern", n_neurons)
-    if all(type(v) is int for v in entries):  # noqa: E721 (the common case; bool, a subclass of int, is refused below)
+    if set(map(type, entries)) <= {int}:  # the common case; bool, a subclass of int, is refused below
         pattern = tuple(entries)
     else:
         pattern = tuple(read_int(v, f"{here}.pattern[{j}]") for j, v in enumerate(entries))

@@ -31,6 +31,7 @@ _QUOTIENT = re.compile(r"([+-]?)([0-9]+)/([0-9]+)", re.ASCII)
 _INTEGER = re.compile(r"-?[0-9]+", re.ASCII)
 _ASCII_SPACE = " \t\n\r\f\v"
 _CHUNK = 600  # digits converted at a time: always within Python's limit on int(str) (at least 640)
+_LONG_DIGITS = re.compile(f"[0-9]{{{_CHUNK + 1}}}", re.ASCII)  # a run of digits longer than _CHUNK
 _ZERO = Fraction(0)
 #: Strings read most often (a convolution's weight matrix is mostly zeros), with their values.
 _COMMON = {"0": _ZERO, "1": Fraction(1), "-1": Fraction(-1)}
@@ -99,7 +100,10 @@ def read_document(path: str) -> Any:
         except (OSError, UnicodeDecodeError) as exc:
             raise InputError("file", f"cannot read: {exc}") from None
     try:
-        doc = json.loads(text, parse_constant=_reject_constant, parse_int=_json_integer)
+        # Python's own integer parsing when no run of digits is long enough to need _integer (a digit run in a
+        # string, too, sends the whole document the slow way: a shortcut, never a change of what is read)
+        long_digits = _LONG_DIGITS.search(text) is not None
+        doc = json.loads(text, parse_constant=_reject_constant, parse_int=_json_integer if long_digits else None)
     except RecursionError:
         raise InputError("json", "nested too deeply") from None
     except json.JSONDecodeError as exc:

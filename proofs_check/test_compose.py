@@ -196,3 +196,23 @@ def test_pairwise_test_on_the_grid_reports_as_all_pairs(regions, unbounded):
         return None
 
     assert outcome(None) == outcome(_box_candidates(verts, radius))
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.integers(-10 ** 700, 10 ** 700), min_size=1, max_size=5))
+def test_documents_with_and_without_long_integers_read_the_same(values):
+    """Short integers are parsed by Python's JSON reader, long ones by the reader's own: the values agree."""
+    import json
+    import os
+    import tempfile
+
+    from proofs_check.reading import read_document
+
+    text = json.dumps({"v": values, "s": ["1/3"]})
+    fd, path = tempfile.mkstemp(suffix=".json")
+    try:
+        os.write(fd, text.encode())
+        os.close(fd)
+        assert read_document(path) == {"v": values, "s": ["1/3"]}
+    finally:
+        os.unlink(path)
