@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import warnings
 import zipfile
 from typing import Any, Sequence
 
@@ -77,12 +78,9 @@ def load_torch_file(path: str | os.PathLike, *, trust_pickle: bool = False,
 
     kind = _archive_kind(name)
     try:
-        if kind == "export":
-            model: Any = torch.export.load(name)
-        elif kind == "script":
-            model = torch.jit.load(name, map_location="cpu")
-        else:
-            model = _unpickled(name, trust_pickle, torch)
+        with warnings.catch_warnings():  # torch's notes on a file's format are not the user's to read
+            warnings.simplefilter("ignore")
+            model = _loaded(name, kind, trust_pickle, torch)
     except FileNotFoundError:
         raise InvalidInputError(f"{name}: expected a PyTorch file, got no such file") from None
     except InvalidInputError:
@@ -95,6 +93,15 @@ def load_torch_file(path: str | os.PathLike, *, trust_pickle: bool = False,
         if kind == "script" else None
     return network_from_torch(model, input_shape=tuple(shape) if shape is not None else None,
                               what=f"{name}: model")
+
+
+def _loaded(name: str, kind: str, trust_pickle: bool, torch: Any) -> Any:
+    """The object in the file, by the loader of its kind."""
+    if kind == "export":
+        return torch.export.load(name)
+    if kind == "script":
+        return torch.jit.load(name, map_location="cpu")
+    return _unpickled(name, trust_pickle, torch)
 
 
 def _unpickled(name: str, trust_pickle: bool, torch: Any) -> Any:
