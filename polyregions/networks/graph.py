@@ -19,6 +19,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from polyregions._limits import check_at_most
 from polyregions.errors import InvalidInputError
 from polyregions.exact.rationals import _describe, rational_vector
 from polyregions.networks import operations as ops
@@ -128,6 +130,8 @@ class GraphNetwork:
             raise InvalidInputError(f"network: input_shape: expected a non-empty list of positive integers, got "
                                     f"{_describe(shape)}")
         object.__setattr__(self, "input_shape", tuple(int(v) for v in shape))
+        check_at_most("MAX_TENSOR_ENTRIES", math.prod(self.input_shape), what="network: input_shape",
+                      unit="entries")
         if isinstance(self.nodes, (str, bytes, dict)) or not hasattr(self.nodes, "__iter__"):
             raise InvalidInputError(f"network: nodes: expected a list of nodes, got {_describe(self.nodes)}")
         nodes = tuple(self.nodes)
