@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from polyregions import InfeasibleError, InvalidInputError, UnboundedError
 from polyregions.exact.linalg import dot, rank
-from polyregions.polyhedra.polytope import Polytope, sqrt_upper_bound
+from polyregions.exact.surds import sqrt_upper_bound
+from polyregions.polyhedra.polytope import Polytope
 
 F = Fraction
 

@@ -30,7 +30,7 @@ from typing import Any, Iterable
 
 from polyregions.errors import InvalidInputError
 
-__all__ = ["SurdSum", "sqrt_of_rational"]
+__all__ = ["SurdSum", "sqrt_of_rational", "sqrt_upper_bound"]
 
 _U = 2.0 ** -53
 _SMALL_PRIMES = tuple(p for p in range(2, 200) if all(p % q for q in range(2, int(p ** 0.5) + 1)))
@@ -270,3 +270,30 @@ class SurdSum:
         return sympy.Add(*[sympy.Rational(c.numerator, c.denominator) * (sympy.Integer(1) if n == 1 else
                                                                          sympy.sqrt(sympy.Integer(n)))
                            for n, c in self.terms])
+
+
+def sqrt_upper_bound(q: Fraction, *, bits: int = 40) -> Fraction:
+    """A rational ``u`` with ``sqrt(q) <= u <= sqrt(q) * (1 + 2**-bits)``.
+
+    Examples
+    --------
+    >>> sqrt_upper_bound(Fraction(9, 4))
+    Fraction(3, 2)
+    >>> u = sqrt_upper_bound(Fraction(2)); u * u >= 2 and u < Fraction(14143, 10000)
+    True
+    """
+    q = Fraction(q)
+    if q < 0:
+        raise InvalidInputError(f"sqrt_upper_bound: expected a non-negative number, got {q}")
+    if q == 0:
+        return Fraction(0)
+    # 4**k * q >= 4**(bits + 1), so that rounding up the integer square root costs at most 2**-bits.
+    k = max(0, (2 * bits + 4 - q.numerator.bit_length() + q.denominator.bit_length()) // 2)
+    m = -((-q.numerator << (2 * k)) // q.denominator)
+    root = math.isqrt(m)
+    if root * root < m:
+        root += 1
+    return Fraction(root, 1 << k)
+
+
+# Canonical forms

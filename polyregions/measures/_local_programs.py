@@ -135,7 +135,7 @@ class Neighbourhood:
             j = max(range(self.n), key=lambda i: abs(a[i]))
             step = rn * w0 * ((a[j] > 0) - (a[j] < 0))
             return tuple(x * rd + (step if i == j else 0) for i, x in enumerate(X0)) + (w0 * rd,)
-        from polyregions.polyhedra.polytope import sqrt_upper_bound
+        from polyregions.exact.surds import sqrt_upper_bound
 
         t = self.radius / sqrt_upper_bound(Fraction(self._dual(a)), bits=60)  # |t a| <= r
         return homogeneous(tuple(x + t * v for x, v in zip(self.centre, a)))

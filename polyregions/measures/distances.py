@@ -108,7 +108,7 @@ class ExactDistance:
         """Rational bounds ``lo <= distance <= hi``, within a relative ``2^-bits`` (None when infinite)."""
         if self.squared is None:
             return None
-        from polyregions.polyhedra.polytope import sqrt_upper_bound
+        from polyregions.exact.surds import sqrt_upper_bound
 
         hi = sqrt_upper_bound(self.squared, bits=bits)
         lo = self.squared / hi if hi else _ZERO

@@ -171,7 +171,7 @@ def _facet_rows(polytope: "Polytope") -> list[tuple[int, ...]]:
 
 
 def _length_is_exact(row: Sequence[Fraction], bits: int) -> bool:
-    from polyregions.polyhedra.polytope import sqrt_upper_bound
+    from polyregions.exact.surds import sqrt_upper_bound
 
     squared = sum((v * v for v in row), Fraction(0))
     return sqrt_upper_bound(squared, bits=bits) ** 2 == squared

@@ -8,32 +8,25 @@ faces, volume) by exact double description (:mod:`polyregions.polyhedra.vertex_e
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
-from itertools import combinations, product
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
-from polyregions.errors import CertificateError, InfeasibleError, InvalidInputError, UnboundedError
-from polyregions.exact._integers import primitive
-from polyregions.exact.linalg import Matrix, Vector, dot, matmul, matvec, rank, rref
+from polyregions.errors import CertificateError, InvalidInputError, UnboundedError
+from polyregions.exact.linalg import Matrix, Vector, dot, matmul, matvec, rank
 from polyregions.exact.rationals import rational_matrix, rational_vector
+from polyregions.polyhedra._canonical import canonical, equation_rows, reduced_row
+from polyregions.polyhedra._programs import chebyshev_ball, implicit_rows, is_bounded, redundant_rows
+from polyregions.polyhedra.named import box_rows, check_dim, cross_polytope_rows, permutahedron_rows, simplex_rows
 
 if TYPE_CHECKING:
     from polyregions.polyhedra.face_lattice import FaceLattice
     from polyregions.polyhedra.vertex_enumeration import VRepresentation
 
-__all__ = ["Polytope", "sqrt_upper_bound"]
+__all__ = ["Polytope"]
 
 _ZERO, _ONE = Fraction(0), Fraction(1)
-
-
-def _check_dim(dim: Any, what: str, *, minimum: int = 1) -> int:
-    if isinstance(dim, bool) or not isinstance(dim, int) or dim < minimum:
-        kind = "a positive" if minimum == 1 else "a non-negative"
-        raise InvalidInputError(f"{what}: expected {kind} integer dimension, got {dim!r}")
-    return dim
 
 
 def _is_exact_matrix(rows: Any) -> bool:
@@ -95,7 +88,7 @@ class Polytope:
     dim: int
 
     def __post_init__(self) -> None:
-        dim = _check_dim(self.dim, "Polytope", minimum=0)  # R^0, a point, arises from restrictions
+        dim = check_dim(self.dim, "Polytope", minimum=0)  # R^0, a point, arises from restrictions
         A, b = self.A, self.b
         if not _is_exact_matrix(A):
             A = rational_matrix(A, what="A")
@@ -145,8 +138,8 @@ class Polytope:
             if dim is None:
                 raise InvalidInputError("Polytope.from_inequalities: expected dim= when A has no rows")
             return cls((), rational_vector(b, what="b", length=0),
-                       _check_dim(dim, "Polytope.from_inequalities", minimum=0))
-        if dim is not None and _check_dim(dim, "Polytope.from_inequalities") != len(A[0]):
+                       check_dim(dim, "Polytope.from_inequalities", minimum=0))
+        if dim is not None and check_dim(dim, "Polytope.from_inequalities") != len(A[0]):
             raise InvalidInputError(f"Polytope.from_inequalities: expected rows of length dim={dim}, got "
                                     f"{len(A[0])}")
         return cls(A, rational_vector(b, what="b", length=len(A)), len(A[0]))
@@ -175,44 +168,28 @@ class Polytope:
         >>> Polytope.box([0, 0], [2, 3]).volume()
         Fraction(6, 1)
         """
-        lower = rational_vector(lower, what="lower")
-        upper = rational_vector(upper, what="upper", length=len(lower))
-        dim = _check_dim(len(lower), "Polytope.box")
-        for i, (lo, hi) in enumerate(zip(lower, upper)):
-            if lo > hi:
-                raise InvalidInputError(f"Polytope.box: expected lower <= upper, got lower[{i}] = {lo} > "
-                                        f"upper[{i}] = {hi}")
-        A, b = [], []
-        for i in range(dim):
-            unit = tuple(_ONE if j == i else _ZERO for j in range(dim))
-            A += [unit, tuple(-v for v in unit)]
-            b += [upper[i], -lower[i]]
-        return cls(tuple(A), tuple(b), dim)
+        return cls(*box_rows(lower, upper))
 
     @classmethod
     def space(cls, dim: int) -> "Polytope":
         """All of R^dim (no rows)."""
-        return cls((), (), _check_dim(dim, "Polytope.space", minimum=0))
+        return cls((), (), check_dim(dim, "Polytope.space", minimum=0))
 
     @classmethod
     def empty(cls, dim: int) -> "Polytope":
         """The empty set, in its canonical form ``0 <= -1``."""
-        dim = _check_dim(dim, "Polytope.empty", minimum=0)
+        dim = check_dim(dim, "Polytope.empty", minimum=0)
         return cls(((_ZERO,) * dim,), (-_ONE,), dim)
 
     @classmethod
     def simplex(cls, dim: int) -> "Polytope":
         """The standard simplex ``{x >= 0, sum x <= 1}`` (volume ``1/dim!``)."""
-        dim = _check_dim(dim, "Polytope.simplex")
-        A = [tuple(-_ONE if j == i else _ZERO for j in range(dim)) for i in range(dim)] + [(_ONE,) * dim]
-        return cls(tuple(A), (_ZERO,) * dim + (_ONE,), dim)
+        return cls(*simplex_rows(dim))
 
     @classmethod
     def cross_polytope(cls, dim: int) -> "Polytope":
         """The cross-polytope ``{sum |x_i| <= 1}`` (2^dim rows, volume ``2^dim/dim!``)."""
-        dim = _check_dim(dim, "Polytope.cross_polytope")
-        A = tuple(tuple(Fraction(s) for s in signs) for signs in product((1, -1), repeat=dim))
-        return cls(A, (_ONE,) * len(A), dim)
+        return cls(*cross_polytope_rows(dim))
 
     @classmethod
     def permutahedron(cls, n: int) -> "Polytope":
@@ -224,14 +201,7 @@ class Polytope:
         >>> Polytope.permutahedron(4).f_vector()
         (24, 36, 14, 1)
         """
-        n = _check_dim(n, "Polytope.permutahedron")
-        A, b = [], []
-        for k in range(1, n):
-            for S in combinations(range(n), k):
-                A.append(tuple(-_ONE if i in S else _ZERO for i in range(n)))
-                b.append(Fraction(-k * (k + 1) // 2))
-        total = Fraction(n * (n + 1) // 2)
-        return cls(tuple(A) + ((_ONE,) * n, (-_ONE,) * n), tuple(b) + (total, -total), n)
+        return cls(*permutahedron_rows(n))
 
     @classmethod
     def from_vertices(cls, points: Any, *, rays: Any = (), lines: Any = (), dim: int | None = None
@@ -267,13 +237,13 @@ class Polytope:
             if len(rays) or len(lines):
                 raise InvalidInputError("Polytope.from_vertices: expected at least one point with rays or lines")
             return cls.empty(dim)
-        n = _check_dim(len(points[0]), "Polytope.from_vertices")
+        n = check_dim(len(points[0]), "Polytope.from_vertices")
         if dim is not None and dim != n:
             raise InvalidInputError(f"Polytope.from_vertices: expected points of length dim={dim}, got {n}")
         rays = rational_matrix(rays, what="rays", shape=(None, n))
         lines = rational_matrix(lines, what="lines", shape=(None, n))
         h = enumerate_facets(points, rays=rays, lines=lines, dim=n)
-        A, b = _canonical(list(zip(h.A, h.b)), list(zip(h.E, h.e)), n)
+        A, b = canonical(list(zip(h.A, h.b)), list(zip(h.E, h.e)), n)
         return cls(A, b, n)
 
     # ---------------------------------------------------------------------------------------------------
@@ -324,16 +294,7 @@ class Polytope:
         >>> Polytope.simplex(3).is_bounded(), Polytope.from_inequalities([[1, 0]], [1]).is_bounded()
         (True, False)
         """
-        from polyregions.exact.lp import strict_point
-
-        if self.dim == 0 or self.is_empty():
-            return True
-        m = len(self.A)
-        if m == 0 or rank(self.A) < self.dim:
-            return False
-        negative_identity = tuple(tuple(-_ONE if j == i else _ZERO for j in range(m)) for i in range(m))
-        transpose = tuple(tuple(row[j] for row in self.A) for j in range(self.dim))
-        return strict_point(negative_identity, (_ZERO,) * m, E=transpose, e=(_ZERO,) * self.dim, dim=m) is not None
+        return is_bounded(self.A, self.b, self.dim, self.dim == 0 or self.is_empty())
 
     def implicit_equalities(self) -> tuple[int, ...]:
         """The rows that hold with equality on the whole set (all rows when it is empty)."""
@@ -341,39 +302,7 @@ class Polytope:
 
     @cached_property
     def _implicit(self) -> tuple[int, ...]:
-        from polyregions.exact.lp import maximize, strict_point
-
-        m, n = len(self.A), self.dim
-        if self.is_empty():
-            return tuple(range(m))
-        if m == 0 or strict_point(self.A, self.b, dim=n) is not None:
-            return ()
-        # max sum t_i subject to a_i x + t_i <= b_i, 0 <= t_i <= 1 for the undecided rows i: rows with
-        # t_i > 0 at the exact optimum are not implicit; an optimum of 0 proves the rest are.
-        undecided = list(range(m))
-        while undecided:
-            k = len(undecided)
-            slot = {i: t for t, i in enumerate(undecided)}
-            A, b = [], []
-            for i, (row, bi) in enumerate(zip(self.A, self.b)):
-                extra = [_ZERO] * k
-                if i in slot:
-                    extra[slot[i]] = _ONE
-                A.append(row + tuple(extra))
-                b.append(bi)
-            for t in range(k):
-                for sign, bound in ((_ONE, _ONE), (-_ONE, _ZERO)):
-                    A.append((_ZERO,) * n + tuple(sign if s == t else _ZERO for s in range(k)))
-                    b.append(bound)
-            result = maximize((_ZERO,) * n + (_ONE,) * k, A, b, dim=n + k)
-            if result.status != "optimal":
-                raise CertificateError(f"implicit equalities: the program ended {result.status}, which is "
-                                       f"impossible for a non-empty set")
-            if result.value == 0:
-                break
-            assert result.point is not None  # an optimum carries its point
-            undecided = [i for i in undecided if result.point[n + slot[i]] == 0]
-        return tuple(undecided)
+        return implicit_rows(self.A, self.b, self.dim, self.is_empty())
 
     def affine_dimension(self) -> int:
         """The dimension of the affine hull (-1 when empty).
@@ -447,20 +376,7 @@ class Polytope:
         >>> Polytope.box([0, 0], [2, 4]).chebyshev_ball()[1]
         Fraction(1, 1)
         """
-        from polyregions.exact.lp import maximize
-
-        if isinstance(bits, bool) or not isinstance(bits, int) or bits < 1:
-            raise InvalidInputError(f"chebyshev_ball: expected a positive integer bits=, got {bits!r}")
-        n = self.dim
-        weights = [sqrt_upper_bound(dot(row, row), bits=bits) for row in self.A]
-        A = [row + (w,) for row, w in zip(self.A, weights)] + [(_ZERO,) * n + (-_ONE,)]
-        result = maximize((_ZERO,) * n + (_ONE,), A, self.b + (_ZERO,), dim=n + 1)
-        if result.status == "infeasible":
-            raise InfeasibleError("chebyshev_ball: expected a non-empty set, got an empty one")
-        if result.status == "unbounded":
-            raise UnboundedError("chebyshev_ball: the set contains balls of every radius")
-        assert result.point is not None and result.value is not None  # the program ended optimal
-        return result.point[:n], result.value
+        return chebyshev_ball(self.A, self.b, self.dim, bits)
 
     def redundant_rows(self) -> tuple[int, ...]:
         """Rows whose removal (all together) leaves the set unchanged; the remaining rows are irredundant.
@@ -473,22 +389,7 @@ class Polytope:
         >>> Polytope.from_inequalities([[1], [1], [2]], [1, 1, 5]).redundant_rows()
         (1, 2)
         """
-        from polyregions.exact.lp import maximize
-
-        kept = list(range(len(self.A)))
-        redundant = []
-        for i in reversed(range(len(self.A))):
-            others = [j for j in kept if j != i]
-            result = maximize(self.A[i], [self.A[j] for j in others], [self.b[j] for j in others], dim=self.dim)
-            if result.status == "optimal":
-                assert result.value is not None  # an optimum carries its value
-                is_redundant = result.value <= self.b[i]
-            else:
-                is_redundant = result.status == "infeasible"
-            if is_redundant:
-                kept = others
-                redundant.append(i)
-        return tuple(sorted(redundant))
+        return redundant_rows(self.A, self.b, self.dim)
 
     def irredundant(self) -> "Polytope":
         """The canonical irredundant description of the same set.
@@ -511,9 +412,9 @@ class Polytope:
         implicit = set(self._implicit)
         equalities = [(self.A[i], self.b[i]) for i in implicit]
         rest = [(self.A[i], self.b[i]) for i in range(len(self.A)) if i not in implicit]
-        E_rows, E_rhs = _equation_rows(equalities, self.dim)
+        E_rows, E_rhs = equation_rows(equalities, self.dim)
         # Reduce and deduplicate first (cheap), then drop the redundant facets by certified programs.
-        candidates = list(dict.fromkeys(_reduce(row, rhs, E_rows, E_rhs, self.dim) for row, rhs in rest))
+        candidates = list(dict.fromkeys(reduced_row(row, rhs, E_rows, E_rhs, self.dim) for row, rhs in rest))
         candidates = [c for c in candidates if any(c[:-1])]
         kept = list(range(len(candidates)))
         for i in reversed(range(len(candidates))):
@@ -525,7 +426,7 @@ class Polytope:
                 if result.value <= candidates[i][-1]:
                     kept.remove(i)
         facets = [(candidates[i][:-1], candidates[i][-1]) for i in kept]
-        A, b = _canonical(facets, list(zip(E_rows, E_rhs)), self.dim)
+        A, b = canonical(facets, list(zip(E_rows, E_rhs)), self.dim)
         return Polytope(A, b, self.dim)
 
     def equals(self, other: "Polytope") -> bool:
@@ -674,7 +575,7 @@ class Polytope:
         True
         """
         M = rational_matrix(M, what="M", shape=(self.dim, None))
-        k = _check_dim(len(M[0]), "preimage: columns of M")
+        k = check_dim(len(M[0]), "preimage: columns of M")
         t = (_ZERO,) * self.dim if t is None else rational_vector(t, what="t", length=self.dim)
         A = matmul(self.A, M) if self.A else ()
         b = tuple(bi - v for bi, v in zip(self.b, matvec(self.A, t)))
@@ -701,7 +602,7 @@ class Polytope:
         [(Fraction(0, 1),), (Fraction(2, 1),)]
         """
         M = rational_matrix(M, what="M", shape=(None, self.dim))
-        k = _check_dim(len(M), "image: rows of M")
+        k = check_dim(len(M), "image: rows of M")
         t = (_ZERO,) * k if t is None else rational_vector(t, what="t", length=k)
         vrep = self._vrep
         if not vrep.points:
@@ -731,79 +632,6 @@ class Polytope:
         [(Fraction(0, 1),), (Fraction(1, 1),)]
         """
         directions = rational_matrix(directions, what="directions", shape=(None, self.dim))
-        _check_dim(len(directions), "restrict: number of directions")
+        check_dim(len(directions), "restrict: number of directions")
         columns = tuple(tuple(d[j] for d in directions) for j in range(self.dim))
         return self.preimage(columns, origin)
-
-
-def sqrt_upper_bound(q: Fraction, *, bits: int = 40) -> Fraction:
-    """A rational ``u`` with ``sqrt(q) <= u <= sqrt(q) * (1 + 2**-bits)``.
-
-    Examples
-    --------
-    >>> sqrt_upper_bound(Fraction(9, 4))
-    Fraction(3, 2)
-    >>> u = sqrt_upper_bound(Fraction(2)); u * u >= 2 and u < Fraction(14143, 10000)
-    True
-    """
-    q = Fraction(q)
-    if q < 0:
-        raise InvalidInputError(f"sqrt_upper_bound: expected a non-negative number, got {q}")
-    if q == 0:
-        return _ZERO
-    # 4**k * q >= 4**(bits + 1), so that rounding up the integer square root costs at most 2**-bits.
-    k = max(0, (2 * bits + 4 - q.numerator.bit_length() + q.denominator.bit_length()) // 2)
-    m = -((-q.numerator << (2 * k)) // q.denominator)
-    root = math.isqrt(m)
-    if root * root < m:
-        root += 1
-    return Fraction(root, 1 << k)
-
-
-# -------------------------------------------------------------------------------------------------------
-# Canonical forms
-
-
-def _equation_rows(equalities: Sequence[tuple[Vector, Fraction]], dim: int) -> tuple[Matrix, Vector]:
-    """The reduced row echelon form ``[E | e]`` of a consistent system of equations."""
-    if not equalities:
-        return (), ()
-    rows, pivots = rref([tuple(row) + (rhs,) for row, rhs in equalities], dim + 1)
-    if dim in pivots:
-        raise CertificateError("canonical form: inconsistent equations for a non-empty set")
-    return tuple(r[:dim] for r in rows), tuple(r[dim] for r in rows)
-
-
-def _reduce(row: Vector, rhs: Fraction, E: Matrix, e: Vector, dim: int) -> tuple[Fraction, ...]:
-    """``(a, beta)`` minus the equations that clear ``a`` in their pivot columns, scaled to primitive integers."""
-    a, beta = list(row), rhs
-    for eq, c in zip(E, e):
-        pivot = next(j for j, v in enumerate(eq) if v)
-        factor = a[pivot]
-        if factor:
-            a = [x - factor * y for x, y in zip(a, eq)]
-            beta -= factor * c
-    return tuple(Fraction(v) for v in primitive(a + [beta]))
-
-
-def _canonical(facets: Sequence[tuple[Vector, Fraction]], equalities: Sequence[tuple[Vector, Fraction]],
-               dim: int) -> tuple[Matrix, Vector]:
-    """The canonical ``(A, b)`` from irredundant facets and equations of the affine hull (see ``irredundant``)."""
-    rows, pivots = rref([tuple(r) + (c,) for r, c in equalities], dim + 1) if equalities else ((), ())
-    if dim in pivots:
-        return ((_ZERO,) * dim,), (-_ONE,)
-    E, e = tuple(r[:dim] for r in rows), tuple(r[dim] for r in rows)
-    A, b = [], []
-    for eq, c in zip(E, e):
-        scaled = tuple(Fraction(v) for v in primitive(list(eq) + [c]))
-        A += [scaled[:-1], tuple(-v for v in scaled[:-1])]
-        b += [scaled[-1], -scaled[-1]]
-    reduced = sorted({_reduce(a, beta, E, e, dim) for a, beta in facets})
-    for r in reduced:
-        if not any(r[:-1]):
-            if r[-1] < 0:
-                return ((_ZERO,) * dim,), (-_ONE,)
-            continue
-        A.append(r[:-1])
-        b.append(r[-1])
-    return tuple(A), tuple(b)
