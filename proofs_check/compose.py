@@ -26,8 +26,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from itertools import chain
-from operator import itemgetter, mul
+from operator import add, itemgetter, mul
 from typing import Any, Callable, Sequence
 
 __all__ = ["IntUnit", "IntStage", "StageMaps", "RegionMaps", "integer_stages", "Composer", "keeps_pieces",
@@ -94,6 +93,7 @@ class IntStage:
     single: tuple[tuple[int, int, int], ...] | None  # (unit, p, q) when each has one breakpoint p / q
     bounds: tuple  # per neuron unit, per piece: ((p, q) or None, (p, q) or None), the piece's closed interval
     relu: bool     # every pre-activation is a ReLU unit (pieces 0 and 1, breakpoint 0): the written-out paths
+    columns: tuple[tuple[tuple[int, int], ...], ...]  # per input j, the non-zero (i, row_i[j]) (for updates)
 
 
 def _int_unit(act, act_den: int) -> IntUnit:
@@ -129,13 +129,18 @@ def _int_stage(weight, bias, activations, groups) -> IntStage:
     valued = sorted({i for i, u in enumerate(units) if u.neuron} | {m for group in groups for m in group})
     neurons = tuple(i for i, u in enumerate(units) if u.neuron)
     single = tuple((i, *units[i].breakpoints[0]) for i in neurons)
+    columns: list[list[tuple[int, int]]] = [[] for _ in weight[0]]
+    for i, row in enumerate(weight):
+        for j, v in enumerate(row):
+            if v:
+                columns[j].append((i, v.numerator * (den // v.denominator)))
     relu = bool(units) and len(units) == len(rows) and not groups and all(
         u.breakpoints == ((0, 1),) and u.slopes == (0, 1) and u.intercepts == (0, 0) for u in units)
     return IntStage(rows, tuple(v.numerator * (den // v.denominator) for v in bias), den, units, act_den,
                     tuple(groups), len(neurons) + len(groups), bool(valued), neurons,
                     single if all(len(units[i].breakpoints) == 1 for i in neurons) else None,
                     tuple(tuple(_int_bounds(units[i].activation, p) for p in range(len(units[i].breakpoints) + 1))
-                          for i in neurons), relu)
+                          for i in neurons), relu, tuple(tuple(column) for column in columns))
 
 
 def _int_bounds(act, piece: int) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
@@ -205,11 +210,11 @@ class Composer:
         """The maps of the region with this recorded pattern and interior point ``(numerators, den)``; None when the
         pattern is not the actual one at the point (or names a piece that does not exist)."""
         tvec = point[0] + (point[1],)
-        maps, cursor, valid = [], 0, True
+        maps, cursor, valid, fresh = [], 0, True, -1
         for s, stage in enumerate(self.stages):
             segment = tuple(pattern[cursor:cursor + stage.neurons])
             cursor += stage.neurons
-            if not valid or self._z[s] is None:
+            if (not valid and s != fresh) or self._z[s] is None:
                 x, xden = self._x[s - 1] if s else self._input  # type: ignore[misc]
                 self._z[s] = _preactivations(stage, x, xden)
                 valid = False
@@ -220,9 +225,14 @@ class Composer:
                 self._z[s + 1:] = [None] * (len(self.stages) - s - 1)
                 return None
             if not valid or self._segments[s] != segment:
+                old = self._x[s] if valid and self._segments[s] is not None else None
                 self._x[s] = _activate(stage, segment, z, zden)
                 self._segments[s] = segment
                 valid = False
+                if old is not None and s + 1 < len(self.stages) and self._z[s + 1] is not None:
+                    updated = _updated(self.stages[s + 1], self._z[s + 1], old[0], self._x[s][0])  # type: ignore
+                    if updated is not None:
+                        self._z[s + 1], fresh = updated, s + 1
             maps.append(StageMaps(z, zden, values, segment))
         output, den = self._x[-1]  # type: ignore[misc]
         return RegionMaps(maps, output, den)
@@ -259,6 +269,22 @@ def _preactivations(stage: IntStage, x: list[tuple[int, ...]], xden: int) -> tup
                               for weights, gather in stage.rows])
     z_columns[-1] = [v + b * xden for v, b in zip(z_columns[-1], stage.bias)]
     return list(zip(*z_columns)), stage.den * xden
+
+
+def _updated(stage: IntStage, z: tuple[list[tuple[int, ...]], int], old: list[tuple[int, ...]],
+             new: list[tuple[int, ...]]) -> tuple[list[tuple[int, ...]], int] | None:
+    """The pre-activations ``W new + b`` from ``z = W old + b``, when the two input maps (over one denominator: the
+    same stage input, other pieces) differ in few rows: ``z`` plus ``W (new - old)``, column by changed column.
+    None when so many rows changed that :func:`_preactivations` costs less."""
+    changed = [j for j, (a, b) in enumerate(zip(old, new)) if a != b]
+    if 3 * len(changed) > len(new):
+        return None
+    rows, den = list(z[0]), z[1]
+    for j in changed:
+        delta = [a - b for a, b in zip(new[j], old[j])]
+        for i, w in stage.columns[j]:
+            rows[i] = tuple(map(add, rows[i], [w * d for d in delta]))
+    return rows, den
 
 
 def _pieces_hold(stage: IntStage, segment: tuple[int, ...], values: list[int], scale: int) -> bool:
@@ -307,11 +333,9 @@ def _activate(stage: IntStage, segment: tuple[int, ...], z: list[tuple[int, ...]
 
 
 def _reduced(rows: list[tuple[int, ...]], den: int) -> tuple[list[tuple[int, ...]], int]:
-    """The map ``rows / den`` with the common divisor of every entry and ``den`` taken out (smaller integers)."""
-    divisor = math.gcd(den, *chain.from_iterable(rows))
-    if divisor > 1:
-        rows = [tuple(v // divisor for v in row) for row in rows]
-        den //= divisor
+    """The map ``rows / den``, not reduced: every region's map of a stage then has the same denominator, so that
+    :func:`_updated` can add differences (a common divisor is rare beyond powers of two, and taking it out was
+    measured slower than carrying it)."""
     return rows, den
 
 
