@@ -36,21 +36,18 @@ Examples
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import os
-import stat
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass
 from fractions import Fraction
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, Sized
 
 from polyregions.errors import InvalidInputError
 from polyregions.experiments.architectures import ACTIVATIONS, parse_activation
+from polyregions.experiments.sweep_tables import BOUND_NAMES, COLUMNS, KEY, is_file, read_table, table_bool, write_table
 
 if TYPE_CHECKING:
     from polyregions.experiments.architectures import ArchitectureSpec
@@ -61,23 +58,6 @@ __all__ = ["SweepTask", "SweepResult", "sweep_tasks", "run_task", "sweep", "read
            "parse_seeds", "INITIALIZERS", "ACTIVATIONS", "KEY", "COLUMNS", "BOUND_NAMES"]
 
 INITIALIZERS = ("he_normal", "pytorch_default")
-
-#: Columns that identify a row: a sweep skips the tasks whose key is already in the table.
-KEY = ("architecture", "seed", "init", "activation", "domain")
-#: The dense bounds (:func:`polyregions.measures.bounds.compare_with_bounds`), then those of graph networks
-#: (:data:`polyregions.experiments.graph_bounds.GRAPH_BOUND_NAMES`).
-BOUND_NAMES = ("trivial", "one_layer", "raghu2017_relu", "raghu2017_hardtanh", "raghu2017_breakpoints",
-               "serra2018", "conv_xiong2020", "maxout_serra2018", "maxout_montufar2021")
-_COUNTS = ("input_dim", "neurons", "activation_regions", "linear_regions", "adjacencies", "exact", "engine",
-           "seconds")
-#: Every column of the table, in order. ``bound_*`` is empty where the bound's hypotheses fail;
-#: ``bounds_hold`` is ``true`` when every applicable bound holds.
-COLUMNS = KEY + _COUNTS + tuple(f"bound_{name}" for name in BOUND_NAMES) + ("bounds_hold",)
-#: The columns of tables written before the graph bounds: read with those bounds empty.
-_COLUMNS_WITHOUT_GRAPH_BOUNDS = KEY + _COUNTS + tuple(f"bound_{name}" for name in BOUND_NAMES[:6]) + ("bounds_hold",)
-_INTEGER_COLUMNS = ("seed", "input_dim", "neurons", "activation_regions", "linear_regions", "adjacencies")
-_BOOLEAN_COLUMNS = ("exact", "bounds_hold")
-
 
 def parse_seeds(text: str) -> list[int]:
     """Seeds from ``"0-9"``, ``"3"`` or ``"0-4,10,12-13"`` (ranges inclusive), in order, without repeats.
@@ -279,7 +259,7 @@ def _run_task(task: SweepTask) -> dict[str, str]:
     row = dict(zip(KEY, task.key))
     row.update(input_dim=str(n0), neurons=str(network.num_neurons), activation_regions=str(count),
                linear_regions=str(linear), adjacencies=str(len(complex_.adjacency)),
-               exact=_bool(complex_.exact), engine=complex_.engine, seconds=f"{seconds:.6f}")
+               exact=table_bool(complex_.exact), engine=complex_.engine, seconds=f"{seconds:.6f}")
     if task.spec is not None:
         row.update(_graph_bounds(count, network, input_dim=domain.dim))
         return {column: row[column] for column in COLUMNS}
@@ -288,7 +268,7 @@ def _run_task(task: SweepTask) -> dict[str, str]:
     row.update({f"bound_{name}": "" for name in BOUND_NAMES})
     for bound in bounds:
         row[f"bound_{bound.name}"] = "" if bound.bound is None else str(bound.bound)
-    row["bounds_hold"] = _bool(all(b.holds is not False for b in bounds))
+    row["bounds_hold"] = table_bool(all(b.holds is not False for b in bounds))
     return {column: row[column] for column in COLUMNS}
 
 
@@ -301,109 +281,8 @@ def _graph_bounds(count: int, network: Any, *, input_dim: int) -> dict[str, str]
     bounds = graph_bounds(network, input_dim=input_dim)
     row = {f"bound_{name}": "" for name in BOUND_NAMES}
     row.update({f"bound_{name}": str(value) for name, value in bounds.items()})
-    row["bounds_hold"] = _bool(all(count <= value for value in bounds.values()))
+    row["bounds_hold"] = table_bool(all(count <= value for value in bounds.values()))
     return row
-
-
-def _bool(value: bool) -> str:
-    return "true" if value else "false"
-
-
-# --- the table ------------------------------------------------------------------------------------------------
-
-def _is_parquet(path: str | os.PathLike) -> bool:
-    return str(path).lower().endswith(".parquet")
-
-
-def _pyarrow(path):
-    try:
-        import pyarrow
-        import pyarrow.parquet
-    except ImportError:
-        raise InvalidInputError(f"{path}: Parquet tables need pyarrow (pip install pyarrow); "
-                                "use a .csv path otherwise") from None
-    return pyarrow
-
-
-def read_table(path: str | os.PathLike) -> list[dict[str, str]]:
-    """The rows of a sweep table (every value as its CSV text); ``[]`` when the file does not exist."""
-    if not Path(path).exists():
-        return []
-    if _is_parquet(path):
-        pa = _pyarrow(path)
-        try:
-            records = pa.parquet.read_table(path).to_pylist()
-        except (OSError, pa.ArrowException) as error:
-            raise InvalidInputError(f"{path}: expected a Parquet sweep table, got {error}") from None
-        header = list(records[0]) if records else list(COLUMNS)
-        rows = [{k: _from_parquet(k, v) for k, v in record.items()} for record in records]
-    else:
-        try:
-            with open(path, newline="", encoding="utf-8") as handle:
-                reader = csv.DictReader(handle)
-                header = list(reader.fieldnames or [])
-                rows = list(reader)
-        except (OSError, UnicodeDecodeError, csv.Error) as error:
-            raise InvalidInputError(f"{path}: expected a CSV sweep table, got {error}") from None
-        if not header and not rows:
-            return []
-    if tuple(header) not in (COLUMNS, _COLUMNS_WITHOUT_GRAPH_BOUNDS):
-        raise InvalidInputError(f"{path}: expected a sweep table with columns {','.join(COLUMNS)}, got "
-                                f"{','.join(map(str, header))}")
-    for i, row in enumerate(rows):
-        if None in row or any(v is None for v in row.values()):
-            raise InvalidInputError(f"{path}: row {i + 2}: expected {len(header)} fields")
-    if tuple(header) != COLUMNS:  # an older table: the graph bounds were not recorded
-        rows = [{column: row.get(column, "") for column in COLUMNS} for row in rows]
-    return rows
-
-
-def _from_parquet(column: str, value: Any) -> str:
-    if value is None:
-        return ""
-    if column in _BOOLEAN_COLUMNS:
-        return _bool(bool(value))
-    if column == "seconds":
-        return f"{value:.6f}"
-    return str(value)
-
-
-def write_table(path: str | os.PathLike, rows: Sequence[dict[str, str]]) -> None:
-    """Write the rows atomically: CSV, or Parquet for a ``.parquet`` path (counts as int64, flags as booleans,
-    bounds as exact decimal strings since they outgrow 64 bits).
-
-    Raises :class:`~polyregions.errors.OutputError` when the file cannot be written (the old one stays)."""
-    from polyregions._atomic import atomic_write, atomic_write_text
-
-    if _is_parquet(path):
-        pa = _pyarrow(path)
-        columns = {}
-        for column in COLUMNS:
-            values = [row[column] for row in rows]
-            if column in _INTEGER_COLUMNS:
-                columns[column] = pa.array([int(v) for v in values], pa.int64())
-            elif column in _BOOLEAN_COLUMNS:
-                columns[column] = pa.array([v == "true" for v in values], pa.bool_())
-            elif column == "seconds":
-                columns[column] = pa.array([float(v) for v in values], pa.float64())
-            else:
-                columns[column] = pa.array(values, pa.string())
-        atomic_write(path, lambda stream: pa.parquet.write_table(pa.table(columns), stream))
-        return
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    atomic_write_text(path, buffer.getvalue())
-
-
-def _is_file(path: str | os.PathLike) -> bool:
-    """Whether ``path`` is (or will be) a regular file: only then is it read back, merged and checkpointed
-    (a device or a FIFO only receives the final table)."""
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except FileNotFoundError:
-        return True
 
 
 class _Table:
@@ -417,7 +296,7 @@ class _Table:
         self.wanted = {t.key for t in tasks}
         self.done: dict[tuple, dict[str, str]] = {}
         self.others: list[dict[str, str]] = []
-        self.is_file = _is_file(path)
+        self.is_file = is_file(path)
         if self.is_file:
             self._merge(read_table(path))
 
