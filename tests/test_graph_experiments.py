@@ -17,7 +17,8 @@ from graph_oracle import brute_force_stage_patterns
 from polyregions.cli import main
 from polyregions.errors import InvalidInputError
 from polyregions.experiments.architectures import parse_architecture
-from polyregions.experiments.counterexamples import _GraphShape, search
+from polyregions.experiments._search_space import GraphShape
+from polyregions.experiments.counterexamples import search
 from polyregions.experiments.sweeps import run_task, sweep, sweep_tasks
 from polyregions.networks.graph import GraphNetwork, Node
 from polyregions.networks.operations import Activation, Conv, Dense, Maxout, MaxPool, Reshape
@@ -178,7 +179,7 @@ def test_graph_shape_moves_dense_and_conv_parameters_only(tmp_path):
     from polyregions.networks.io import load_network
 
     start = load_network(path)
-    shape = _GraphShape(start)
+    shape = GraphShape(start)
     params = shape.params_of(start)
     assert shape.size == len(params) == 4 + 4 + 8 + 2
     moved = tuple(Fraction(i, 3) for i in range(shape.size))
