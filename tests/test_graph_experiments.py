@@ -16,8 +16,8 @@ from graph_oracle import brute_force_stage_patterns
 
 from polyregions.cli import main
 from polyregions.errors import InvalidInputError
-from polyregions.experiments.architectures import parse_architecture
 from polyregions.experiments._search_space import GraphShape
+from polyregions.experiments.architectures import parse_architecture
 from polyregions.experiments.counterexamples import search
 from polyregions.experiments.sweeps import run_task, sweep, sweep_tasks
 from polyregions.networks.graph import GraphNetwork, Node
