@@ -10,6 +10,8 @@ reference accepts:
   a sparse row left out), and a map is a list of integer rows over one denominator;
 * regions are taken in the order of their patterns, and the maps of a stage's input are kept while the pattern of
   the stages before it is unchanged (a trie walked depth first: the first stages are shared by many regions);
+  when only a few of a stage's outputs change, the next stage's pre-activations are updated by the difference
+  rather than recomputed;
 * the actual values at the interior point are not carried: with the pattern of earlier stages equal to the
   recorded one, the actual pre-activations at the point are the fixed-pattern ones evaluated there, so the first
   neuron whose actual piece differs from the recorded one is found exactly (and there the pass stops: the region
@@ -305,10 +307,12 @@ def _pieces_hold(stage: IntStage, segment: tuple[int, ...], values: list[int], s
 
 def _activate(stage: IntStage, segment: tuple[int, ...], z: list[tuple[int, ...]],
               zden: int) -> tuple[list[tuple[int, ...]], int]:
-    """The stage's output map with its neurons on the recorded pieces, reduced by the common divisor."""
+    """The stage's output map with its neurons on the recorded pieces, over ``act_den * zden``: not reduced, so
+    that every region's map of a stage has the same denominator and :func:`_updated` can add differences (taking
+    out the common divisor was measured slower than carrying it)."""
     if stage.relu:  # slopes 0 and 1, no intercepts: the row itself or zero
         zero = (0,) * len(z[0])
-        return _reduced([row if piece else zero for row, piece in zip(z, segment)], zden)
+        return [row if piece else zero for row, piece in zip(z, segment)], zden
     rows, q, A = [], 0, stage.act_den
     for i, unit in enumerate(stage.units):
         piece = 0
@@ -329,14 +333,7 @@ def _activate(stage: IntStage, segment: tuple[int, ...], z: list[tuple[int, ...]
         row = z[group[segment[q]]]
         rows.append(row if A == 1 else tuple(A * v for v in row))
         q += 1
-    return _reduced(rows, A * zden)
-
-
-def _reduced(rows: list[tuple[int, ...]], den: int) -> tuple[list[tuple[int, ...]], int]:
-    """The map ``rows / den``, not reduced: every region's map of a stage then has the same denominator, so that
-    :func:`_updated` can add differences (a common divisor is rare beyond powers of two, and taking it out was
-    measured slower than carrying it)."""
-    return rows, den
+    return rows, A * zden
 
 
 def _entries(stage: IntStage, maps: StageMaps):

@@ -45,6 +45,11 @@ t (end - start)`` for a segment). Each region ``i`` is taken as ``Q_i = {A_i t <
    are recomputed from the verified counts and the network (:mod:`proofs_check.claims`); the ``search`` record is
    checked for consistency only (it says how the network was found, which the checker cannot rerun).
 
+Checks 1 and 3 run in one pass over the regions in pattern order (:func:`_scan`, :mod:`proofs_check.compose`:
+integer maps over common denominators, shared between regions with a common pattern prefix); they accept exactly
+what the reference tests (:func:`_certificate_failure`, :func:`_constant_pattern_failure`, a full Fraction forward
+pass per region) accept, and a failure is reported by the reference test of the first failing region.
+
 Vertices come from brute force over row subsets (``proofs_check.geometry``), so the cost grows like
 ``C(rows, k)`` per region; ``--max-subsets`` bounds it (a region beyond it fails as "too large", never
 passes unchecked). Unbounded domains (a polytope without bound, or all of space) are cut to a box
