@@ -11,13 +11,13 @@ import itertools
 import json
 import sqlite3
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, NoReturn, Sequence
 
 import numpy as np
 
 from polyregions.errors import InvalidInputError, OutputError
 
-__all__ = ["FORMAT", "Store", "ShareRecords", "open_store", "open_finished_store"]
+__all__ = ["FORMAT", "Store", "ShareRecords", "open_store", "open_finished_store", "check_store", "SUMMARY_KEYS"]
 
 #: The format name stored in the ``meta`` table.
 FORMAT = "polyregions.store/1"
@@ -250,6 +250,8 @@ def _checked(path: str, db: sqlite3.Connection, identity: dict[str, str]) -> dic
         raise InvalidInputError(f"{path}: expected the store of this network and domain (digest "
                                 f"{identity['digest'][:16]}...), got one of another network or domain (digest "
                                 f"{str(meta.get('digest'))[:16]}...)")
+    if tables:  # a store written before: input like any other file
+        check_store(path, db, meta)
     return meta
 
 
@@ -265,13 +267,17 @@ def open_finished_store(path: str) -> Store:
     import pathlib
     import stat
 
+    from polyregions._input_files import _KINDS
+
     expected = f"{path}: expected a finished {FORMAT} region store"
     try:
         status = os.stat(path)
-    except OSError as error:
-        raise InvalidInputError(f"{expected}, got a file that cannot be read: {error.strerror or error}") from None
+    except (OSError, ValueError) as error:
+        reason = (error.strerror or error) if isinstance(error, OSError) else error
+        raise InvalidInputError(f"{expected}, got a file that cannot be read: {reason}") from None
     if not stat.S_ISREG(status.st_mode):
-        kind = "a directory" if stat.S_ISDIR(status.st_mode) else "something other than a regular file"
+        kind = next((kind for is_kind, kind in _KINDS if is_kind(status.st_mode)), "something other than a regular "
+                    "file")
         raise InvalidInputError(f"{expected}, got {kind}")
     if not status.st_size:
         raise InvalidInputError(f"{expected}, got an empty file")
@@ -285,6 +291,7 @@ def open_finished_store(path: str) -> Store:
             tables = {name for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             meta = dict(connection.execute("SELECT key, value FROM meta")) if "meta" in tables else {}
             if _TABLES <= tables and meta.get("format") == FORMAT and "summary" in meta:
+                check_store(path, connection, meta)
                 return Store(path, connection, meta)
         except sqlite3.DatabaseError as error:
             if "locked" in str(error):
@@ -302,3 +309,172 @@ def open_finished_store(path: str) -> Store:
     except BaseException:
         connection.close()
         raise
+
+
+# --- a store read back: validated as input ------------------------------------------------------------------
+
+#: The keys of a finished run's summary, each a non-negative integer but ``exact`` (true) and ``engine`` ("lp").
+SUMMARY_KEYS = ("input_dim", "domain_dim", "neurons", "activation_regions", "linear_regions", "adjacencies", "exact",
+                "engine")
+_PATTERN_BYTES = ("1", "2", "4")
+_MAX_NUMBER_CHARS = 20_003  # a numerator and a denominator of MAX_DIGITS digits each, a sign and a slash
+# An integer as the store writes it ("-12"), and an exact rational ("-7/12"), tested in SQL on every JSON atom.
+_INTEGER = "(({x}) GLOB '[0-9]*' OR ({x}) GLOB '-[0-9]*') AND substr(({x}), 1 + (({x}) GLOB '-*')) NOT GLOB '*[^0-9]*'"
+_RATIONAL = ("(({x}) GLOB '[0-9]*' OR ({x}) GLOB '-[0-9]*') AND substr(({x}), 1 + (({x}) GLOB '-*')) NOT GLOB "
+             "'*[^0-9/]*' AND ({x}) NOT GLOB '*/*/*' AND ({x}) NOT GLOB '*/' AND ({x}) NOT GLOB '*/0' "
+             "AND ({x}) NOT GLOB '*/0[0-9]*' AND ({x}) NOT GLOB '-/*'")
+
+
+def _natural(text: Any) -> int | None:
+    """The value of a decimal non-negative integer written as the store writes it, else None."""
+    if isinstance(text, str) and text.isascii() and text.isdigit() and len(text) <= 30:
+        return int(text)
+    return None
+
+
+def check_store(path: str, db: sqlite3.Connection, meta: dict[str, str]) -> None:
+    """Refuse a store whose fields do not have the types and ranges the format gives them, or whose summary's
+    counts are not those of its rows, with one message naming the store and the field.
+
+    A store is input like any other file: what it says is read, then believed only once checked. The rows are
+    checked in SQL (every region's pattern length, ids, row counts and numbers; every pair and open facet in range),
+    the summary against the counts of the rows. Whether the regions are the network's is what resuming decides
+    (the digest), and what the exports' checker (``proofs_check``) proves.
+
+    Raises
+    ------
+    InvalidInputError
+        Naming ``path`` and the field: ``meta.pattern_bytes``, ``meta.summary.activation_regions``,
+        ``regions.A`` (of a region id), ``adjacency``, ``open_facets``, ``shares``.
+    """
+    expected = f"{path}: expected a {FORMAT} region store whose"
+
+    def refuse(field: str, what: str, got: str) -> NoReturn:
+        raise InvalidInputError(f"{expected} {field} {what}, got {got}")
+
+    def one(query: str, parameters: Sequence[Any] = ()) -> Any:
+        return db.execute(query, parameters).fetchone()
+
+    try:
+        itemsize_text = meta.get("pattern_bytes")
+        if itemsize_text not in _PATTERN_BYTES:
+            refuse("meta.pattern_bytes", "is 1, 2 or 4", _shown(itemsize_text))
+        itemsize = int(itemsize_text)
+        if "first_cells" in meta and _natural(meta["first_cells"]) is None:
+            refuse("meta.first_cells", "is a non-negative integer", _shown(meta["first_cells"]))
+        count, low, high, short, long, blobs = one(
+            "SELECT COUNT(*), MIN(id), MAX(id), MIN(LENGTH(pattern)), MAX(LENGTH(pattern)), "
+            "SUM(typeof(pattern) = 'blob') FROM regions")
+        if count and (low != 0 or high != count - 1):
+            refuse("regions.id", "are 0 .. N-1 (N regions)", f"{count:,} regions with ids {low} .. {high} (rows lost "
+                   "or added)")
+        if count and (blobs != count or short != long or long % itemsize):
+            refuse("regions.pattern", f"is a blob of the same length for every region, a multiple of "
+                   f"pattern_bytes = {itemsize}", f"lengths {short} .. {long}, {count - blobs} not blobs")
+        neurons = (long // itemsize) if count else None
+        bad = one("SELECT id FROM regions WHERE typeof(domain_rows) != 'integer' OR typeof(share) != 'integer' "
+                  "OR typeof(A) != 'text' OR typeof(b) != 'text' OR typeof(interior_point) != 'text' "
+                  "OR NOT json_valid(A) OR NOT json_valid(b) OR NOT json_valid(interior_point) "
+                  "OR json_type(A) != 'array' OR json_type(b) != 'array' OR json_type(interior_point) != 'array' "
+                  "OR json_array_length(A) != json_array_length(b) OR domain_rows < 0 "
+                  "OR domain_rows > json_array_length(A) OR share < 0 LIMIT 1")
+        if bad:
+            refuse(f"regions (id {bad[0]}): A, b, interior_point, domain_rows", "are JSON arrays of matching "
+                   "lengths and integers in range", "something else")
+        dimension = one("SELECT json_array_length(interior_point) FROM regions LIMIT 1")
+        if dimension is not None:
+            bad = one("SELECT r.id FROM regions r, json_each(r.A) row WHERE row.type != 'array' "
+                      "OR json_array_length(row.value) != ? LIMIT 1", (dimension[0],))
+            bad = bad or one("SELECT id FROM regions WHERE json_array_length(interior_point) != ? LIMIT 1",
+                             (dimension[0],))
+            if bad:
+                refuse(f"regions (id {bad[0]}): A, interior_point", f"have {dimension[0]} coordinates as every "
+                       "region's", "another number")
+        atom = "t.atom"
+        for column, test in (("A", _INTEGER), ("b", _INTEGER), ("interior_point", _RATIONAL)):
+            bad = one(f"SELECT r.id FROM regions r, json_tree(r.{column}) t WHERE t.type != 'array' AND "
+                      f"(t.type != 'text' OR LENGTH({atom}) > {_MAX_NUMBER_CHARS} OR NOT ({test.format(x=atom)})) "
+                      "LIMIT 1")
+            if bad:
+                refuse(f"regions (id {bad[0]}): {column}", "holds exact numbers as strings (\"-7/12\")" if
+                       column == "interior_point" else "holds integers as strings (\"-12\")", "something else")
+        bad = one("SELECT first, second FROM adjacency WHERE typeof(first) != 'integer' OR typeof(second) != 'integer' "
+                  "OR typeof(neurons) != 'text' OR first < 0 OR first >= second OR second >= ? LIMIT 1", (count,))
+        if bad:
+            refuse("adjacency", f"pairs are region ids first < second < {count:,}", f"({_shown(bad[0])}, "
+                   f"{_shown(bad[1])})")
+        bad = one("SELECT f.region, f.row FROM open_facets f LEFT JOIN regions r ON r.id = f.region "
+                  "WHERE typeof(f.row) != 'integer' OR typeof(f.point) != 'text' OR r.id IS NULL OR f.row < 0 "
+                  "OR f.row >= json_array_length(r.A) OR NOT json_valid(f.point) OR json_type(f.point) != 'array' "
+                  "OR json_array_length(f.point) != json_array_length(r.interior_point) LIMIT 1")
+        bad = bad or one(f"SELECT f.region, f.row FROM open_facets f, json_tree(f.point) t WHERE t.type != 'array' "
+                         f"AND (t.type != 'text' OR LENGTH({atom}) > {_MAX_NUMBER_CHARS} OR NOT "
+                         f"({_RATIONAL.format(x=atom)})) LIMIT 1")
+        if bad:
+            refuse("open_facets", "are rows of stored regions with exact points", f"region {_shown(bad[0])} row "
+                   f"{_shown(bad[1])}")
+        shares, share_regions, bad_shares = one(
+            "SELECT COUNT(*), SUM(regions), SUM(typeof(first) != 'integer' OR typeof(cells) != 'integer' "
+            "OR typeof(regions) != 'integer' OR first < 0 OR cells < 1 OR regions < 0) FROM shares")
+        if bad_shares:
+            refuse("shares", "are ranges of first-layer cells with their region counts", "a share with another "
+                   "value")
+        if shares and share_regions != count:
+            refuse("shares.regions", f"add up to the {count:,} stored regions", f"{share_regions:,}")
+        bad = one("SELECT id FROM regions WHERE share NOT IN (SELECT id FROM shares) LIMIT 1")
+        if bad:
+            refuse(f"regions (id {bad[0]}): share", "is a committed share", "another")
+        if "summary" in meta:
+            _check_summary(path, db, meta, count, neurons, dimension[0] if dimension else None, refuse)
+    except sqlite3.DatabaseError as error:
+        if "locked" in str(error):
+            raise _locked(path) from None
+        raise InvalidInputError(f"{path}: expected a {FORMAT} region store SQLite can read, got an error: "
+                                f"{error}") from None
+
+
+def _check_summary(path: str, db: sqlite3.Connection, meta: dict[str, str], count: int, neurons: int | None,
+                   dimension: int | None, refuse: Callable[[str, str, str], NoReturn]) -> None:
+    """The finished run's summary: a JSON object of :data:`SUMMARY_KEYS`, its counts those of the rows."""
+    try:
+        summary = json.loads(meta["summary"])
+    except (TypeError, ValueError, RecursionError):
+        summary = None
+    if not isinstance(summary, dict) or sorted(summary) != sorted(SUMMARY_KEYS):
+        refuse("meta.summary", f"is a JSON object with the keys {', '.join(SUMMARY_KEYS)}",
+               _shown(meta.get("summary")))
+    for key in SUMMARY_KEYS[:-2]:
+        value = summary[key]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            refuse(f"meta.summary.{key}", "is a non-negative integer", _shown(value))
+    if summary["exact"] is not True or summary["engine"] != "lp":
+        refuse("meta.summary.exact, engine", "are true and \"lp\"", f"{_shown(summary['exact'])} and "
+               f"{_shown(summary['engine'])}")
+    adjacencies = db.execute("SELECT COUNT(*) FROM adjacency").fetchone()[0]
+    for key, rows, what in (("activation_regions", count, "rows of the regions table"),
+                            ("adjacencies", adjacencies, "rows of the adjacency table"),
+                            ("neurons", neurons, "neurons of each stored pattern"),
+                            ("domain_dim", dimension, "coordinates of each stored interior point")):
+        if rows is not None and summary[key] != rows:
+            refuse(f"meta.summary.{key}", f"is the number of {what}, {rows:,}", f"{summary[key]:,}")
+    if not min(count, 1) <= summary["linear_regions"] <= count:
+        refuse("meta.summary.linear_regions", f"is between 1 and the {count:,} activation regions",
+               f"{summary['linear_regions']:,}")
+    first_cells = _natural(meta.get("first_cells"))
+    if first_cells is None:
+        refuse("meta.first_cells", "is the number of first-layer cells of the finished run",
+               _shown(meta.get("first_cells")))
+    committed = sorted(db.execute("SELECT first, cells FROM shares"))
+    end = 0
+    for first, cells in committed:
+        if first != end:
+            break
+        end = first + cells
+    if end != first_cells:
+        refuse("shares", f"cover the first layer's {first_cells:,} cells once each (the run finished)",
+               f"shares covering cells 0 .. {end - 1} then a gap or an overlap" if end else "no such shares")
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

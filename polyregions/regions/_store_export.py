@@ -45,7 +45,32 @@ class _Combinatorics:
     neurons: np.ndarray
 
 
-def _combinatorics(store: Store) -> _Combinatorics:
+def check_pieces(path: str, patterns: np.ndarray, net: Any) -> None:
+    """Refuse stored patterns whose piece indices are beyond every unit's pieces (the store's rows were checked in
+    form when it was opened; which pieces a network has is known here)."""
+    from polyregions.networks.stage import units_of
+
+    if not patterns.size:
+        return
+    largest = 0
+    for layer in net.layers:
+        activations, groups = units_of(layer)
+        largest = max([largest, *(len(a.breakpoints) for a in activations), *(len(g) - 1 for g in groups)])
+    low, high = int(patterns.min()), int(patterns.max())
+    if low < 0 or high > largest:
+        raise InvalidInputError(f"{path}: expected a polyregions.store/1 region store whose regions.pattern holds "
+                                f"piece indices 0 .. {largest} of the network's units, got {low} .. {high}")
+
+
+def check_linear_regions(path: str, summary: dict[str, Any], count: int) -> None:
+    """Refuse a summary whose ``linear_regions`` is not the count made from the store's rows."""
+    if summary["linear_regions"] != count:
+        raise InvalidInputError(f"{path}: expected a polyregions.store/1 region store whose "
+                                f"meta.summary.linear_regions is the number of linear regions of its rows, "
+                                f"{count:,}, got {summary['linear_regions']:,}")
+
+
+def _combinatorics(store: Store, net: Any = None) -> _Combinatorics:
     from polyregions.regions._streamed import pattern_matrix
     from polyregions.regions._switches import ranked_edges, switch_arrays
 
@@ -53,6 +78,8 @@ def _combinatorics(store: Store) -> _Combinatorics:
     count = len(ids)
     patterns = pattern_matrix(raw, int(store.meta["pattern_bytes"]))
     del raw
+    if net is not None:
+        check_pieces(store.path, patterns, net)
     rank = np.empty(count, dtype=np.int64)
     rank[ids] = np.arange(count)
     del ids
@@ -114,13 +141,26 @@ def _enumeration(store: Store) -> tuple[dict, dict, Any, Any]:
 def _opened(store_path: str | os.PathLike, path: str | os.PathLike) -> tuple[str, Store]:
     """The output's name and the finished store, once they are known to be two files."""
     from polyregions._arguments import expect_path
-    from polyregions._input_files import input_name
 
-    name, store_name = expect_path(path), input_name(store_path, what="store_path")
+    name, store_name = expect_path(path), _store_name(store_path)
     if os.path.realpath(name) == os.path.realpath(store_name):
         raise InvalidInputError(f"{name}: expected an output file other than the store it is written from, got "
                                 "the store itself")
     return name, open_finished_store(store_name)
+
+
+def _store_name(path: Any) -> str:
+    """``path`` as a string, once it is a path; what it names is left to :func:`open_finished_store`, which says
+    why a directory, a FIFO or a missing file is not a finished store."""
+    if isinstance(path, os.PathLike):
+        path = os.fspath(path)
+    if not isinstance(path, str):
+        text = repr(path)
+        raise InvalidInputError(f"store_path: expected a file path (str or os.PathLike), got {type(path).__name__} "
+                                f"{text if len(text) <= 60 else text[:57] + '...'}")
+    if not path:
+        raise InvalidInputError("store_path: expected a file path, got an empty string")
+    return path
 
 
 def _write(path: str, write: Callable[[BinaryIO], object]) -> None:
@@ -231,8 +271,9 @@ def write_store_json(store_path: str | os.PathLike, path: str | os.PathLike) -> 
     try:
         network_document, domain_document, _, net = _enumeration(store)
         summary = json.loads(store.meta["summary"])
-        combinatorics = _combinatorics(store)
+        combinatorics = _combinatorics(store, net)
         members, bounds = _linear_regions(net, combinatorics)
+        check_linear_regions(store.path, summary, len(bounds) - 1)
         itemsize = int(store.meta["pattern_bytes"])
 
         def write(stream: BinaryIO) -> None:
@@ -290,7 +331,11 @@ def write_store_graphml(store_path: str | os.PathLike, path: str | os.PathLike) 
     """
     name, store = _opened(store_path, path)
     try:
-        combinatorics = _combinatorics(store)
+        net = _enumeration(store)[3]
+        combinatorics = _combinatorics(store, net)
+        # the summary is not written here, but a store whose summary is not its rows' is refused by every reader
+        linear = len(_linear_regions(net, combinatorics)[1]) - 1
+        check_linear_regions(store.path, json.loads(store.meta["summary"]), linear)
 
         def write(stream: BinaryIO) -> None:
             # The attribute values are digits and commas, which XML takes as they are: nothing to escape.

@@ -145,9 +145,26 @@ def stream_regions(network: "Network", domain: "Domain", path: str | os.PathLike
         if summary is None:
             with dask_client(scheduler) if scheduler is not None else nullcontext() as client:
                 summary = _run(store, network, domain, backend, workers, progress, share_cells, on_share, client)
+        else:
+            _check_finished(store, network, domain, summary)
         return summary
     finally:
         store.close()
+
+
+def _check_finished(store: Store, network, domain, summary: dict[str, Any]) -> None:
+    """A finished store's summary (its counts already checked against its rows when it was opened) against the
+    network and domain, and its linear regions counted again from the stored patterns and pairs."""
+    from polyregions.regions._store_export import check_linear_regions, check_pieces
+
+    for key, value in (("input_dim", network.input_dim), ("domain_dim", domain.dim), ("neurons", network.num_neurons)):
+        if summary[key] != value:
+            raise InvalidInputError(f"{store.path}: expected a {FORMAT} region store whose meta.summary.{key} is "
+                                    f"{value:,} (the network's and domain's), got {summary[key]:,}")
+    net = network.restrict(domain.origin, domain.directions)
+    patterns = st.pattern_matrix(store.pattern_bytes(), int(store.meta["pattern_bytes"]))
+    check_pieces(store.path, patterns, net)
+    check_linear_regions(store.path, summary, st.linear_region_count(net, patterns, store.pairs()))
 
 
 def _identity(network, domain) -> dict[str, str]:
