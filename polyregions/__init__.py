@@ -35,7 +35,8 @@ _EXPORTS = {
     ".exact.rationals": ["rational", "rational_vector", "rational_matrix", "format_rational"],
     ".polyhedra.polytope": ["Polytope"],
     ".networks.activations": ["Activation", "relu", "linear", "hardtanh", "leaky_relu", "piecewise_linear"],
-    ".networks.network": ["Layer", "Network"],
+    ".networks.layer": ["Layer"],
+    ".networks.network": ["Network"],
     ".networks.io": ["load_network", "save_network", "network_from_json", "network_to_json", "network_from_arrays",
                      "load_npz"],
     ".networks.importers": ["network_from_torch", "network_from_exported", "network_from_torchscript",
@@ -120,7 +121,8 @@ if TYPE_CHECKING:
         network_to_json,
         save_network,
     )
-    from polyregions.networks.network import Layer, Network
+    from polyregions.networks.layer import Layer
+    from polyregions.networks.network import Network
     from polyregions.polyhedra.polytope import Polytope
     from polyregions.regions.complex import RegionComplex
     from polyregions.regions.domain_files import load_domain, save_domain

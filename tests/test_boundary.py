@@ -15,7 +15,8 @@ from polyregions.measures.volumes import boundary_volumes
 from polyregions.networks.activations import linear
 from polyregions.networks.constructions import sawtooth
 from polyregions.networks.initializers import he_normal
-from polyregions.networks.network import Layer, Network
+from polyregions.networks.layer import Layer
+from polyregions.networks.network import Network
 from polyregions.regions.domains import box, segment, slice_domain
 from polyregions.regions.enumeration import enumerate_regions
 

@@ -21,7 +21,8 @@ from polyregions.experiments.datasets import moons, square_domain
 from polyregions.experiments.matching import match_regions
 from polyregions.experiments.training import train_with_checkpoints
 from polyregions.networks.initializers import he_normal, pytorch_default
-from polyregions.networks.network import Layer, Network
+from polyregions.networks.layer import Layer
+from polyregions.networks.network import Network
 
 SQUARE = pr.box([-1, -1], [1, 1])
 CUBE = pr.box([-1, -1, -1], [1, 1, 1])

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 from polyregions.errors import InvalidInputError
 from polyregions.networks.activations import linear
 from polyregions.networks.constructions import montufar, montufar_regions, sawtooth
-from polyregions.networks.network import Layer, Network
+from polyregions.networks.layer import Layer
+from polyregions.networks.network import Network
 
 F = Fraction
 

@@ -13,7 +13,8 @@ from polyregions.measures.boundaries import boundary
 from polyregions.measures.distances import boundary_distances, distance_scaling, exact_distance, log_distance_histogram
 from polyregions.networks.activations import hardtanh, leaky_relu, linear
 from polyregions.networks.initializers import he_normal
-from polyregions.networks.network import Layer, Network
+from polyregions.networks.layer import Layer
+from polyregions.networks.network import Network
 from polyregions.polyhedra._projection import project
 from polyregions.polyhedra.polytope import Polytope
 from polyregions.regions.domains import box

@@ -11,7 +11,8 @@ from polyregions.arrangements import parse_name
 from polyregions.cli import main
 from polyregions.networks.initializers import he_normal
 from polyregions.networks.io import save_network
-from polyregions.networks.network import Layer, Network
+from polyregions.networks.layer import Layer
+from polyregions.networks.network import Network
 from polyregions.regions.domains import box
 from polyregions.regions.enumeration import enumerate_regions
 

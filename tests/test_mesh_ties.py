@@ -18,7 +18,7 @@ import polyregions as pr
 from polyregions.networks._float_filter import float_layer
 from polyregions.networks.activations import relu
 from polyregions.networks.graph import GraphNetwork, Node
-from polyregions.networks.network import Layer
+from polyregions.networks.layer import Layer
 from polyregions.networks.operations import Activation, Conv, Dense, Flatten, Maxout, MaxPool
 from polyregions.regions._mesh import mesh as mesh_module
 from polyregions.regions._mesh.sparse_layers import SparseWeights, sparse_forward, sparse_weights

@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from polyregions.errors import InvalidInputError
 from polyregions.networks.activations import hardtanh, leaky_relu, linear, piecewise_linear, relu
-from polyregions.networks.network import Layer, Network
+from polyregions.networks.layer import Layer
+from polyregions.networks.network import Network
 
 F = Fraction
 small = st.fractions(min_value=-4, max_value=4, max_denominator=8)

@@ -73,7 +73,8 @@ class Shape:
         return sum(rows * cols + rows for rows, cols, _ in self.layers)
 
     def build(self, params: Sequence[Fraction]) -> "Network":
-        from polyregions.networks.network import Layer, Network
+        from polyregions.networks.layer import Layer
+        from polyregions.networks.network import Network
 
         layers, position = [], 0
         for rows, cols, act in self.layers:

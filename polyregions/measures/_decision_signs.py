@@ -23,7 +23,8 @@ import numpy as np
 
 from polyregions.errors import CertificateError
 from polyregions.networks.activations import linear, relu
-from polyregions.networks.network import Layer, Network
+from polyregions.networks.layer import Layer
+from polyregions.networks.network import Network
 
 if TYPE_CHECKING:
     from polyregions.exact.linalg import Matrix

@@ -12,7 +12,8 @@ from polyregions._lazy import lazy_exports
 _EXPORTS = {
     ".activations": ["Activation", "relu", "linear", "hardtanh", "leaky_relu", "piecewise_linear",
                      "activation_from_json"],
-    ".network": ["Layer", "Network"],
+    ".layer": ["Layer"],
+    ".network": ["Network"],
     ".graph": ["GraphNetwork", "Node"],
     ".graph_files": ["graph_to_json", "graph_network_from_json"],
     ".io": ["load_network", "save_network", "network_document", "network_from_json", "network_to_json", "load_npz",
@@ -57,4 +58,5 @@ if TYPE_CHECKING:
         network_to_json,
         save_network,
     )
-    from polyregions.networks.network import Layer, Network
+    from polyregions.networks.layer import Layer
+    from polyregions.networks.network import Network

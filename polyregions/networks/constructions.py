@@ -23,7 +23,8 @@ from fractions import Fraction
 
 from polyregions.errors import InvalidInputError
 from polyregions.networks.activations import linear, relu
-from polyregions.networks.network import Layer, Network
+from polyregions.networks.layer import Layer
+from polyregions.networks.network import Network
 
 __all__ = ["sawtooth", "montufar", "montufar_regions"]
 

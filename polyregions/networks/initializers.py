@@ -28,7 +28,8 @@ import numpy as np
 
 from polyregions.errors import InvalidInputError
 from polyregions.networks.activations import Activation, activation_from_json, linear, relu
-from polyregions.networks.network import Layer, Network
+from polyregions.networks.layer import Layer
+from polyregions.networks.network import Network
 
 __all__ = ["he_normal", "pytorch_default", "gaussian", "random_generator"]
 

@@ -28,7 +28,7 @@ from polyregions.exact.rationals import rational, rational_matrix, rational_vect
 from polyregions.networks.activations import Activation
 
 if TYPE_CHECKING:
-    from polyregions.networks.network import Layer
+    from polyregions.networks.layer import Layer
 
 __all__ = ["Stage", "units_of", "piece_columns"]
 
@@ -222,7 +222,7 @@ class Stage:
     def as_layer(self) -> "Layer | None":
         """The stage as a dense network's layer, when it has no max units and one activation for every unit
         (built once: a restricted network shares every stage but its first)."""
-        from polyregions.networks.network import Layer
+        from polyregions.networks.layer import Layer
 
         if self.groups or any(a != self.activations[0] for a in self.activations):
             return None
