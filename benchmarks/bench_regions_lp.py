@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 
 from polyregions.networks.initializers import he_normal, pytorch_default
-from polyregions.regions._refine import Method, refine
+from polyregions.regions._general.refine import Method, refine
 from polyregions.regions.domains import Domain, box, space
 
 #: relucent's ``mlp([3, 12, 12, 1])`` and a larger one, at PyTorch's default initialisation.

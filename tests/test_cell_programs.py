@@ -61,7 +61,7 @@ def test_refinement_is_the_same_on_every_backend(backend):
         pytest.importorskip("cvxpy")
     from polyregions.networks.initializers import he_normal
     from polyregions.regions import domains as dom
-    from polyregions.regions._refine import refine
+    from polyregions.regions._general.refine import refine
 
     net = he_normal([3, 4, 3], seed=5)
     box = dom.box([-1] * 3, [1] * 3)

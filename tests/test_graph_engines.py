@@ -167,7 +167,7 @@ def test_dense_network_as_a_graph_gives_the_same_complex():
 def test_programs_and_vertices_agree_on_graph_networks():
     net = _zoo(0)[2]
     domain = pr.box([-2, -2], [2, 2])
-    from polyregions.regions._refine import refine
+    from polyregions.regions._general.refine import refine
     by_vertices = refine(net.staged, domain, method="vertices")
     by_programs = refine(net.staged, domain, method="programs")
     assert [r.pattern for r in by_vertices.regions] == [r.pattern for r in by_programs.regions]

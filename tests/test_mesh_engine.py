@@ -16,12 +16,13 @@ from polyregions.networks import _float_filter as float_filter
 from polyregions.networks import activations as act
 from polyregions.networks.constructions import sawtooth
 from polyregions.networks.initializers import he_normal
-from polyregions.networks.network import Layer, Network
+from polyregions.networks.layer import Layer
+from polyregions.networks.network import Network
 from polyregions.regions import domains as dom
+from polyregions.regions._general.refine import refine
 from polyregions.regions._mesh import mesh as mesh_loop
 from polyregions.regions._mesh import refine_mesh
 from polyregions.regions._mesh.mesh_2d import Mesh2D
-from polyregions.regions._refine import refine
 from polyregions.testing import assert_complexes_equal
 
 # --- exact polygon helpers, independent of the engine --------------------------------------------------------

@@ -11,9 +11,10 @@ from region_oracle import brute_force_patterns
 from polyregions.exact.linalg import dot
 from polyregions.networks import activations as act
 from polyregions.networks.network import Network
-from polyregions.regions import _refine as refine_module
 from polyregions.regions import domains as dom
-from polyregions.regions._refine import refine
+from polyregions.regions._general import adjacency, cells, cuts
+from polyregions.regions._general import refine as refine_module
+from polyregions.regions._general.refine import refine
 from polyregions.testing import assert_complexes_equal
 
 
@@ -227,17 +228,17 @@ def test_adjacency_proves_a_facet_only_by_a_neighbour_across_the_same_hyperplane
         first, second = expected.regions[i].pattern, expected.regions[j].pattern
         neighbours.setdefault(first, []).append(second)
         neighbours.setdefault(second, []).append(first)
-    honest = refine_module._guesses
+    honest = adjacency.guesses
 
     def misleading(float_guess, floats, net, cell, i, region):
         yield from neighbours.get(region.pattern, [])  # every neighbour first, right or wrong for this facet
         yield from honest(float_guess, floats, net, cell, i, region)
-    with mock.patch.object(refine_module, "_guesses", misleading):
+    with mock.patch.object(adjacency, "guesses", misleading):
         misled = refine(net, domain)
     assert misled.adjacency == expected.adjacency
     # Worker processes prove what they can among their own cells: the facets they leave open, misled here,
     # are decided in this process on all the regions.
-    with mock.patch.object(refine_module, "_guesses", misleading):
+    with mock.patch.object(adjacency, "guesses", misleading):
         misled = refine(net, domain, workers=2)
     assert misled.adjacency == expected.adjacency
 
@@ -273,7 +274,7 @@ def test_a_region_whose_rounded_centroid_is_not_inside_gets_a_certified_point():
     # A sliver 0 < y < x / 10^30, 0 < x < 1: a centroid rounded to doubles may land on or outside it.
     rows = ((0, -1, 0), (-1, 10 ** 30, 0), (1, 0, 1))
     for centroid in [(1, 0, 3), None]:
-        A, b, point = refine_module._geometry(rows, None, centroid, "highs")
+        A, b, point = cells.geometry(rows, None, centroid, "highs")
         assert all(sum(a * x for a, x in zip(row, point)) < bi for row, bi in zip(A, b))
 
 
@@ -324,7 +325,7 @@ def test_neighbours_read_off_the_cuts_are_those_proved_at_facet_points(widths):
 def _final_flips(net, box):
     """The flips of the final cells of a refinement by vertices (some must be known for the test to test them)."""
     start, certified = refine_module.domain_cell(net, box, "highs")
-    return [cell.flips for cell in refine_module._finished([start], net.layers, "highs", box=certified)]
+    return [cell.flips for cell in cuts.finished([start], net.layers, "highs", box=certified)]
 
 
 @given(st.lists(st.integers(-10 ** 30, 10 ** 30), min_size=1, max_size=6).filter(any),
@@ -334,5 +335,5 @@ def test_a_units_row_scaled_from_integers_is_the_primitive_row(normal, offset):
 
     from polyregions.exact._integers import primitive
 
-    scaled = refine_module._scaled_row(normal, fmpq(offset.numerator, offset.denominator))
+    scaled = cuts._scaled_row(normal, fmpq(offset.numerator, offset.denominator))
     assert scaled == primitive((*normal, offset))

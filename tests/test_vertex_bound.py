@@ -14,7 +14,7 @@ from polyregions.networks.initializers import pytorch_default
 from polyregions.networks.network import Network
 from polyregions.polyhedra.vertex_enumeration import enumerate_vertices
 from polyregions.regions import domains as dom
-from polyregions.regions._refine import refine
+from polyregions.regions._general.refine import refine
 from polyregions.regions._vertex_bound import box_rows, lineality_basis, vertex_bound
 
 

@@ -25,22 +25,20 @@ from polyregions.errors import InvalidInputError
 from polyregions.exact.lp import Backend
 from polyregions.regions import _cell_programs as cp
 from polyregions.regions._cell_programs import Point, Row
-from polyregions.regions._refine import (
-    _Cell,
-    _CellsByPattern,
-    _Facets,
-    _finished_share,
-    _float_guesses,
-    _FloatPatterns,
-    _guesses,
-    _plane,
-    _Proved,
-    _refined,
-    _share_facet,
-    _unboxed,
-    domain_cell,
-    interior,
-)
+from polyregions.regions._general.adjacency import CellsByPattern as _CellsByPattern
+from polyregions.regions._general.adjacency import Facets as _Facets
+from polyregions.regions._general.adjacency import FloatPatterns as _FloatPatterns
+from polyregions.regions._general.adjacency import Proved as _Proved
+from polyregions.regions._general.adjacency import float_guesses as _float_guesses
+from polyregions.regions._general.adjacency import guesses as _guesses
+from polyregions.regions._general.adjacency import share_facet as _share_facet
+from polyregions.regions._general.cells import Cell as _Cell
+from polyregions.regions._general.cells import interior
+from polyregions.regions._general.cells import unboxed as _unboxed
+from polyregions.regions._general.cuts import refined as _refined
+from polyregions.regions._general.facets import plane_of as _plane
+from polyregions.regions._general.refine import domain_cell
+from polyregions.regions._general.workers import finished_share as _finished_share
 from polyregions.regions._store import ShareRecords, Store
 from polyregions.regions.region import Region
 

@@ -48,7 +48,7 @@ def refine_mesh(network: "Network", domain: "Domain", *, progress: bool = False)
     k = domain.dim
     if k not in (1, 2):
         raise InvalidInputError(f"refine_mesh: expected a domain of dimension 1 or 2, got dimension {k} "
-                                f"(use polyregions.regions._refine.refine for higher dimensions)")
+                                f"(use polyregions.regions._general.refine.refine for higher dimensions)")
     if domain.input_dim != network.input_dim:
         raise InvalidInputError(f"refine_mesh: expected a domain in R^{network.input_dim} (the network's input "
                                 f"space), got one in R^{domain.input_dim}")
