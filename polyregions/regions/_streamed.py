@@ -16,6 +16,7 @@ import json
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import partial
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequence
 
 import numpy as np
@@ -25,18 +26,17 @@ from polyregions.errors import InvalidInputError
 from polyregions.exact.lp import Backend
 from polyregions.regions import _cell_programs as cp
 from polyregions.regions._cell_programs import Point, Row
+from polyregions.regions._general.adjacency import Candidate, by_programs
 from polyregions.regions._general.adjacency import CellsByPattern as _CellsByPattern
 from polyregions.regions._general.adjacency import Facets as _Facets
 from polyregions.regions._general.adjacency import FloatPatterns as _FloatPatterns
 from polyregions.regions._general.adjacency import Proved as _Proved
 from polyregions.regions._general.adjacency import float_guesses as _float_guesses
 from polyregions.regions._general.adjacency import guesses as _guesses
-from polyregions.regions._general.adjacency import share_facet as _share_facet
 from polyregions.regions._general.cells import Cell as _Cell
 from polyregions.regions._general.cells import interior
 from polyregions.regions._general.cells import unboxed as _unboxed
 from polyregions.regions._general.cuts import refined as _refined
-from polyregions.regions._general.facets import plane_of as _plane
 from polyregions.regions._general.refine import domain_cell
 from polyregions.regions._general.workers import finished_share as _finished_share
 from polyregions.regions._store import ShareRecords, Store
@@ -275,24 +275,13 @@ def _by_region(group: list[tuple]) -> Iterator[tuple[int, list[tuple]]]:
 def _by_programs(store: Store, unproved: list[tuple[int, _Cell, int, Region]], net: "Network", backend: Backend,
                  itemsize: int) -> np.ndarray:
     """The regions sharing the facets no guess proved, among every stored region with a facet on the same
-    hyperplane from the other side, each decided by a certified program (one pass over the store)."""
-    by_plane: dict[Row, list[tuple[int, int, Region, int]]] = {}
-    for region_id, cell, i, region in unproved:
-        plane, side = _plane(cell.rows[i])
-        by_plane.setdefault(plane, []).append((region_id, i, region, side))
-    pairs = []
-    for other_id, blob, domain_rows, A, b, inside in store.regions():
-        rows = _rows(A, b)
-        other: Region | None = None
-        for j in range(domain_rows, len(rows)):
-            plane, side = _plane(rows[j])
-            for region_id, i, region, own_side in by_plane.get(plane, ()):
-                if own_side == side or region_id == other_id:
-                    continue
-                other = other or _region(decoded(blob, itemsize), rows, inside, net)
-                if _share_facet(region, other, i, backend):
-                    pairs.append(sorted((region_id, other_id)))
-    return np.array(pairs, dtype=np.int64).reshape(-1, 2)
+    hyperplane from the other side, each decided by a certified program (:func:`by_programs` over one pass of the
+    store)."""
+    def stored() -> Iterator[Candidate]:
+        for other_id, blob, domain_rows, A, b, inside in store.regions():
+            rows = _rows(A, b)
+            yield other_id, rows, domain_rows, partial(_region, decoded(blob, itemsize), rows, inside, net)
+    return by_programs(unproved, stored(), backend)
 
 
 # --- the counts ---------------------------------------------------------------------------------------------

@@ -6,8 +6,9 @@ cuts of one cell, the two are read off their sides (``Cell.siblings``); across a
 made, the region across is read off the pattern (``Cell.flips``; both kept by :mod:`.cuts`). Across every other
 facet, the region below its hyperplane guesses the one beyond a point of the facet by a float forward pass
 (:class:`FloatPatterns`) and proves the guess in integers (:func:`share_neighbours` within a share,
-:func:`decided` on the joined shares); a facet no guess proves is decided by certified programs. Every region
-read off a pattern must be among the regions found, which is checked.
+:func:`decided` on the joined shares); a facet no guess proves is decided by certified programs
+(:func:`by_programs`, which a store's open facets go through too). Every region read off a pattern must be among
+the regions found, which is checked.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from polyregions.regions._shares import Joined
 
 __all__ = ["Pair", "Proved", "FacetKey", "Facets", "CellsByPattern", "FloatPatterns", "float_guesses", "guesses",
-           "share_neighbours", "decided", "share_facet"]
+           "share_neighbours", "decided", "by_programs", "Candidate", "share_facet"]
 
 
 def _flipped(pattern: tuple[int, ...], flip: Flip) -> tuple[int, ...]:
@@ -46,6 +47,9 @@ Proved = set[tuple[Pair, Optional[Row]]]
 #: A facet named independently of the domain's (or the certified box's) rows, (pattern, row - domain rows), with
 #: the float guess of the pattern across it (None when there is none).
 FacetKey = tuple[tuple[int, ...], int, Optional[tuple[int, ...]]]
+#: A region as :func:`by_programs` reads it: its id, its rows, how many of them are the domain's, and a way to make
+#: its region (called only when a program needs it).
+Candidate = tuple[int, tuple[Row, ...], int, Callable[[], Region]]
 
 
 class Facets:
@@ -130,26 +134,54 @@ def decided(joined: Joined, net: "Network", backend: Backend) -> np.ndarray:
     facets = Facets(cells)
     floats = FloatPatterns(net)
     across: Proved = set()
-    by_plane: dict[Row, list[tuple[Cell, int]]] | None = None
+    unproved: list[tuple[int, Cell, int, Region]] = []
     for pattern, offset, float_guess in joined.open_facets:
         cell = cells[pattern]
         i = cell.domain_rows + offset
         region = _region(cell, net, backend)
         if any(facets.prove(cell, i, guess, across) for guess in guesses(float_guess, floats, net, cell, i, region)):
             continue
-        if by_plane is None:  # every cell, read once
-            by_plane = {}
-            for other in map(joined.cell, range(len(joined))):
-                for j in range(other.domain_rows, len(other.rows)):
-                    plane, side = plane_of(other.rows[j])
-                    by_plane.setdefault(plane, []).append((other, side))
+        index = joined.index(pattern)
+        assert index is not None  # the cell of the facet
+        unproved.append((index, cell, i, region))
+    found = np.array([(joined.index(p), joined.index(q)) for (p, q), _ in across], dtype=np.int64).reshape(-1, 2)
+    if not unproved:
+        return found
+    return np.concatenate([found, by_programs(unproved, _joined_regions(joined, net, backend), backend)])
+
+
+def _joined_regions(joined: Joined, net: "Network", backend: Backend) -> Iterator[Candidate]:
+    """Every joined cell for :func:`by_programs`, by index."""
+    for index in range(len(joined)):
+        cell = joined.cell(index)
+        yield index, cell.rows, cell.domain_rows, partial(_region, cell, net, backend)
+
+
+def by_programs(unproved: Iterable[tuple[int, Cell, int, Region]], candidates: Iterable[Candidate],
+                backend: Backend) -> np.ndarray:
+    """The regions sharing the facets no guess proved (``(id, cell, row, region)`` each), among the
+    ``candidates`` with a facet on the same hyperplane from the other side, each decided by a certified program
+    (:func:`share_facet`): rows of two ids, the smaller first (a pair may appear twice). One pass over the
+    candidates, the joined shares' cells or a store's regions alike."""
+    by_plane: dict[Row, list[tuple[int, int, Region, int]]] = {}
+    for region_id, cell, i, region in unproved:
         plane, side = plane_of(cell.rows[i])
-        for other, other_side in by_plane.get(plane, ()):
-            if other_side != side and other.pattern != cell.pattern and share_facet(
-                    region, _region(other, net, backend), i, backend):
-                across.add((_ordered(cell.pattern, other.pattern), plane))
-    found = [(joined.index(p), joined.index(q)) for (p, q), _ in across]
-    return np.array(found, dtype=np.int64).reshape(-1, 2)
+        by_plane.setdefault(plane, []).append((region_id, i, region, side))
+    if not by_plane:
+        return np.zeros((0, 2), dtype=np.int64)
+    pairs: list[list[int]] = []
+    for other_id, rows, domain_rows, made in candidates:
+        other: Region | None = None
+        for j in range(domain_rows, len(rows)):
+            plane, side = plane_of(rows[j])
+            for region_id, i, region, own_side in by_plane.get(plane, ()):
+                if own_side == side or region_id == other_id:
+                    continue
+                if other is None:
+                    other = made()
+                if share_facet(region, other, i, backend):
+                    pairs.append(sorted((region_id, other_id)))
+    return np.array(pairs, dtype=np.int64).reshape(-1, 2)
 
 
 class CellsByPattern(dict):
