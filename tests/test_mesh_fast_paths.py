@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from polyregions.networks import activations as act
-from polyregions.networks._float_filter import interpolate
 from polyregions.networks.initializers import he_normal
 from polyregions.networks.io import save_network
 from polyregions.networks.network import Network
@@ -34,15 +33,6 @@ from polyregions.regions._mesh.support import (
 from polyregions.testing import assert_complexes_equal
 
 
-def _every_column(self, q, h, ends, other_ends):
-    """The crossing as it was before the last layer skipped columns: every column interpolated."""
-    fa = self.flayers[q].activation
-    unit, bp = divmod(h, fa.breakpoints.size)
-    Zn, En, lam = interpolate(self.Z[ends], self.E[ends], self.Z[other_ends], self.E[other_ends], unit,
-                              fa.breakpoints[bp], fa.breakpoint_errors[bp])
-    return Zn, En, lam, 0
-
-
 def _integer_net(seed, activation):
     rng = np.random.default_rng(seed)
     widths = [2, 9, 8, 6]
@@ -59,7 +49,7 @@ def _integer_net(seed, activation):
 ])
 def test_skipping_the_last_layers_earlier_columns_gives_the_same_complex(monkeypatch, net, domain):
     fast = refine_mesh(net, domain)
-    monkeypatch.setattr(mesh_loop.Mesh, "_crossing", _every_column)
+    monkeypatch.setattr(mesh_loop.Mesh, "skip_columns", False)  # every column computed
     reference = refine_mesh(net, domain)
     assert_complexes_equal(fast, reference)
     assert [r.interior_point for r in fast.regions] == [r.interior_point for r in reference.regions]

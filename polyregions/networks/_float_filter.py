@@ -49,6 +49,25 @@ plus ``2^-1000`` for subnormal intermediate results unless ``y^ = x^`` (then the
 floating point, hence at least ``(1 - gamma_m)`` times its exact value; multiplying by
 ``1 + 4 (m + 8) u >= 1 / ((1 - gamma_m)(1 - u))`` (and rounding that product) keeps it an upper bound.
 
+*Affine maps of regions.* On a region the pre-activations of a layer are an affine map of the domain coordinates
+``t`` (dimension ``k``), carried as ``k + 1`` rows of doubles (the coefficients of ``t_1 .. t_k``, then the
+constant) with ONE bound per unit covering all ``k + 1`` entries of its column (:func:`forward_maps`,
+:func:`activate_maps`). The activation's piece of every unit is known exactly on a region, so a ReLU map is a
+mask (exact) and any other piece a product ``q_k g + p_k`` with the rounding of the activation paragraph (no
+misplacement term). The layer's formula above holds for each row of a map, with ``|h^|`` replaced by the
+largest absolute entry of the unit's column (an upper bound of each row's) and the bias only in the constant row.
+
+*A vertex from its two lines* (:func:`line_points`, ``k = 2``). A line ``a x + b y + c = 0`` is carried as
+doubles with entrywise bounds. The lines' crossing is ``P = L_1 x L_2`` (homogeneous); each entry of ``P`` is a
+difference of two products, computed within ``gamma_2`` of the products of the doubles, and a product of values
+``x^ +- e_x``, ``y^ +- e_y`` is within ``e_x (|y^| + e_y) + |x^| e_y`` of ``x^ y^``. With ``|P^_w| > 2 dP_w``,
+``t^ = fl(P^_xy / P^_w)`` is within ``(|t^| dP_w + dP_xy) / (|P^_w| - dP_w) + 2u |t^|`` of the exact point
+(expand ``P^_x / P^_w - P_x / P_w``). A map evaluated there (:func:`evaluate_maps`),
+``fl(t_x A_x + t_y A_y + A_c)``, is within
+``(|t_x| + |t_y| + 1) e_A + dt_x (|A_x| + e_A) + dt_y (|A_y| + e_A) + gamma_3 (|t_x A_x| + |t_y A_y| + |A_c|)`` of
+the exact value: a bound computed per vertex from its own region's map, which does not grow with the chain of
+interpolations that made the vertex.
+
 *Signs.* ``d = fl(v - xi^)`` has ``|d - (exact - xi)| <= e + e_xi + 2u |d|``; the sign of ``d`` is proven when
 ``|d| (1 - 64u) > (e + e_xi)(1 + 64u)`` (a wider margin than needed, so that a proven sign also gives the
 interpolation above a positive denominator), and the value is proven equal to ``xi`` when ``d == 0`` with
@@ -77,7 +96,8 @@ if TYPE_CHECKING:
     from polyregions.networks.network import Layer
 
 __all__ = ["U", "gamma", "safety", "UNCERTAIN", "FloatActivation", "FloatLayer", "float_layer",
-           "certified_signs", "doubles", "forward_layer", "interpolate"]
+           "certified_signs", "doubles", "forward_layer", "interpolate", "root_maps", "forward_maps",
+           "activate_maps", "line_points", "evaluate_maps"]
 
 #: The unit roundoff of IEEE double precision.
 U = 2.0 ** -53
@@ -277,3 +297,106 @@ def interpolate(zp: np.ndarray, ep: np.ndarray, zq: np.ndarray, eq: np.ndarray, 
     e = ((1 - lam_c) * ep + lam_c * eq + e_lam[:, None] * (adiff + ep + eq)
          + gamma(3) * (np.abs(zp) + lam_c * adiff) + _TINY * (diff != 0)) * safety(8)
     return z, e, lam
+
+
+# affine maps of regions --------------------------------------------------------------------------------------
+
+
+def root_maps(k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The identity map of ``R^k`` on one region: values (1, k + 1, k), exact (bounds (1, k) of zeros)."""
+    H = np.zeros((1, k + 1, k))
+    H[0, np.arange(k), np.arange(k)] = 1.0
+    return H, np.zeros((1, k))
+
+
+@_quiet
+def forward_maps(layer: FloatLayer, H: np.ndarray, EH: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A layer's pre-activation maps (regions, k + 1, width) and bounds (regions, width) from its input maps ``H``
+    (regions, k + 1, fan_in) with one bound per input column ``EH`` (regions, fan_in).
+
+    The maps are computed in ``H``'s precision (double, or ``np.longdouble`` when the caller has checked that
+    the layer's weights and biases are doubles exactly, so that only the products and sums round: unit
+    roundoff ``u_H`` of that precision in ``gamma``); the bounds in double, the largest entries ``|H|`` rounded
+    to double taken ``(1 + 4u)`` larger.
+    """
+    u_h = float(np.finfo(H.dtype).eps) / 2
+    R, rows, n = H.shape
+    W = layer.weight if H.dtype == np.float64 else layer.weight.astype(H.dtype)
+    Z = (H.reshape(R * rows, n) @ W.T).reshape(R, rows, -1)
+    Z[:, rows - 1, :] += layer.bias
+    g = (layer.fan_in + 3) * u_h / (1 - (layer.fan_in + 3) * u_h) * (1 + 4 * U)
+    M = np.abs(H).max(axis=1).astype(np.float64)
+    E = (M * g + EH * (1 + 2 * U)) @ layer.abs_weight.T
+    E += g * layer.abs_bias + layer.tiny
+    E *= safety(layer.fan_in + 4)
+    return Z, E
+
+
+@_quiet
+def activate_maps(act: FloatActivation, G: np.ndarray, EG: np.ndarray, pieces: np.ndarray | None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """The activation applied to maps ``G`` (regions, k + 1, width) with bounds ``EG`` (regions, width), the
+    piece of every unit on every region given exactly (``pieces``: regions x width; None: piece 0)."""
+    if pieces is None:
+        pieces = np.zeros(EG.shape, dtype=np.int64)
+    if act.is_relu:
+        on = pieces == 1
+        return G * on[:, None, :], np.where(on, EG, 0.0)
+    q, p = act.slopes[pieces], act.intercepts[pieces]
+    rel, dq, dp = (act.evaluation_errors[i][pieces] for i in range(3))
+    H = G * q[:, None, :]
+    H[:, -1, :] += p
+    M = np.abs(G).max(axis=1)
+    aq = np.abs(q)
+    E = (aq * EG + dq * (M + EG) + rel * gamma(2) * (aq * M + np.abs(p)) + dp + _TINY) * safety(6)
+    return H, E
+
+
+@_quiet
+def line_points(L1: np.ndarray, E1: np.ndarray, L2: np.ndarray, E2: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Where lines ``a x + b y + c = 0`` (rows ``(a, b, c)`` with entrywise bounds) cross, pairwise: the points
+    (n, 2) and bounds (n, 2) on their coordinates' errors; infinite where the bounds do not prove the lines
+    cross (nearly parallel lines, or unknown rows)."""
+    a1, b1, c1 = L1.T
+    a2, b2, c2 = L2.T
+    ea1, eb1, ec1 = E1.T
+    ea2, eb2, ec2 = E2.T
+
+    def term(x, ex, y, ey):
+        """The product of ``x +- ex`` and ``y +- ey``: its double and the bound on the error it carries."""
+        return x * y, ex * (np.abs(y) + ey) + np.abs(x) * ey
+
+    def minor(x1, ex1, y2, ey2, y1, ey1, x2, ex2):
+        """``x1 y2 - y1 x2`` and its bound."""
+        p, ep = term(x1, ex1, y2, ey2)
+        r, er = term(y1, ey1, x2, ex2)
+        return p - r, ep + er + gamma(2) * (np.abs(p) + np.abs(r)) + 4 * _TINY
+
+    Px, ex = minor(b1, eb1, c2, ec2, c1, ec1, b2, eb2)
+    Py, ey = minor(c1, ec1, a2, ea2, a1, ea1, c2, ec2)
+    Pw, ew = minor(a1, ea1, b2, eb2, b1, eb1, a2, ea2)
+    m = safety(12)
+    ex, ey, ew = ex * m, ey * m, ew * m
+    t = np.stack([Px / Pw, Py / Pw], axis=1)
+    margin = np.abs(Pw) - ew
+    good = (margin > ew) & np.isfinite(t).all(axis=1) & np.isfinite(ew)
+    at = np.abs(t)
+    dt = ((at * ew[:, None] + np.stack([ex, ey], axis=1)) / margin[:, None] + 2 * U * at + _TINY) * safety(4)
+    dt[~(good & np.isfinite(dt).all(axis=1))] = np.inf
+    return t, dt
+
+
+@_quiet
+def evaluate_maps(A: np.ndarray, EA: np.ndarray, t: np.ndarray, dt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Maps ``A`` (n, 3, width) with bounds ``EA`` (n, width) at points ``t`` (n, 2) known within ``dt`` (n, 2): the
+    values (n, width) and their bounds (non-finite inputs give infinite bounds)."""
+    tx, ty = t[:, 0:1], t[:, 1:2]
+    X, Y, C = A[:, 0, :], A[:, 1, :], A[:, 2, :]
+    px, py = tx * X, ty * Y
+    Z = px + py + C
+    dx, dy = dt[:, 0:1], dt[:, 1:2]
+    E = ((np.abs(tx) + np.abs(ty) + 1) * EA + dx * (np.abs(X) + EA) + dy * (np.abs(Y) + EA)
+         + gamma(3) * (np.abs(px) + np.abs(py) + np.abs(C)) + _TINY) * safety(12)
+    E[~np.isfinite(Z) | np.isnan(E)] = np.inf
+    return Z, E

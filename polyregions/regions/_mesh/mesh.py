@@ -15,12 +15,19 @@ from polyregions._progress import progress_bar
 from polyregions.exact._integers import primitive
 from polyregions.networks._float_filter import (
     UNCERTAIN,
+    U,
     activate,
+    activate_maps,
     certified_signs,
     doubles,
+    evaluate_maps,
     float_layer,
     forward_layer,
+    forward_maps,
     interpolate,
+    line_points,
+    root_maps,
+    safety,
 )
 from polyregions.regions._mesh.exact_maps import ExactMaps
 from polyregions.regions._mesh.sparse_layers import (
@@ -38,6 +45,7 @@ from polyregions.regions._mesh.support import (
     UNPROVEN,
     ComputedOnce,
     distinct,
+    distinct_ranks,
     grow,
     padded,
     unproven_rows,
@@ -55,7 +63,14 @@ __all__ = ["Mesh"]
 _RELEASED = np.empty((0, 0), dtype=np.int8)
 _RELEASED.flags.writeable = False
 _ROWS = 8192  # vertices per block when a layer's values are computed
-_WIDE = 4096  # on a layer wider than this, a vertex's open sides only are decided exactly
+_REGIONS = 4096  # regions per block when a layer's maps are computed
+# The float maps of regions (2-D, dense layers) are kept while they take at most this many bytes: a vertex's
+# values then come from its region's map at its point (bounds that do not grow with depth), else they are carried
+# from layer to layer and interpolated along edges.
+_MAP_BYTES = 1 << 30
+# Maps on networks of at least this many layers with breakpoints: on shallower ones the carried bounds stay tight
+# and the maps' products cost more than they save (He [2,128,128,128]: 1.3 s CPU without, 1.7 s with).
+_DEEP = 4
 
 
 class Mesh(ABC):
@@ -72,6 +87,8 @@ class Mesh(ABC):
     nf: int
     corner_points: Sequence[Vector]
     vline: np.ndarray  # the line(s) each vertex lies on: one column in 1-D, two in 2-D
+    #: Whether the last layer's new vertices skip the columns before their unit's (see :meth:`_crossing`).
+    skip_columns = True
     # Set by ``run``: the float layers, the current layer's vertex state and face codes, and each face's region
     # of the previous layers.
     flayers: list
@@ -90,6 +107,18 @@ class Mesh(ABC):
         # Lines: (layer, unit, breakpoint, region) per line id, rows of a growing array; nlines used.
         self.lines = np.zeros((64, 4), dtype=np.int64)
         self.nlines = 0
+        # Float rows (a, b, c) of the lines (a t_1 + b t_2 + c = 0) with entrywise bounds (infinite: unknown).
+        self.lrow = np.zeros((64, 3))
+        self.lerr = np.full((64, 3), np.inf)
+        # The current layer's float maps on the regions of the previous layers (regions, k + 1, width) and
+        # their bounds (regions, width), or None.
+        self.fmaps: np.ndarray | None = None
+        self.fmap_err: np.ndarray | None = None
+        # The maps in extended precision (np.longdouble) that the next layer's are computed from, on deep networks
+        # (see _extended_maps), else None.
+        self.xmaps: np.ndarray | None = None
+        self.xerr: np.ndarray | None = None
+        self.extended: list[bool] = []  # per layer: its maps computed in extended precision
         self.line_rows: dict[int, tuple[int, ...]] = {}
         self.pieces: list = []      # per layer: (regions at level q+1, width) int8, or None for affine layers
         self.ancestors: list = []   # per layer: level q+1 region -> level q region
@@ -138,6 +167,9 @@ class Mesh(ABC):
         self.line_rows[line] = primitive((*self.A[row], -self.b[row]))
         self.lines = grow(self.lines, line + 1)
         self.lines[line] = (-1, row, 0, 0)
+        self._grow_line_rows(line + 1)
+        if self.k == 2:
+            self.lrow[line], self.lerr[line] = doubles((*self.A[row], -self.b[row]))
         self.nlines += 1
         return line
 
@@ -147,7 +179,27 @@ class Mesh(ABC):
         self.lines[first:first + n, :3] = (q, unit, bp)
         self.lines[first:first + n, 3] = regions
         self.nlines += n
+        self._grow_line_rows(first + n)
+        if self.fmaps is not None:
+            assert self.fmap_err is not None
+            fa = self.flayers[q].activation
+            row = self.fmaps[regions, :, unit]
+            e = self.fmap_err[regions, unit]
+            with np.errstate(all="ignore"):
+                row[:, 2] -= fa.breakpoints[bp]
+                self.lrow[first:first + n] = row
+                self.lerr[first:first + n, :2] = e[:, None]
+                self.lerr[first:first + n, 2] = ((e + fa.breakpoint_errors[bp] + U * np.abs(row[:, 2]) + 2.0 ** -1000)
+                                                 * safety(4))
         return np.arange(first, first + n, dtype=np.int64)
+
+    def _grow_line_rows(self, needed: int) -> None:
+        if needed > self.lrow.shape[0]:
+            size = max(needed, 2 * self.lrow.shape[0])
+            self.lrow = grow(self.lrow, size)
+            old = self.lerr.shape[0]
+            self.lerr = grow(self.lerr, size)
+            self.lerr[old:] = np.inf
 
     @cached_property
     def exact(self) -> ExactMaps | None:
@@ -170,12 +222,15 @@ class Mesh(ABC):
     # exact evaluation ----------------------------------------------------------------------------------
 
     def _resolve(self, q: int, vertices: np.ndarray, faces: np.ndarray) -> None:
-        """Decide every side of the given vertices exactly, and replace their float pre-activations by correctly
-        rounded exact values (``faces[i]``: a current face whose closure holds ``vertices[i]``).
+        """Decide exactly every side that the bounds leave open at the given vertices, and replace the float
+        pre-activations of those units by correctly rounded exact values (``faces[i]``: a current face whose
+        closure holds ``vertices[i]``).
 
         On the face's region of the previous layers, layer ``q`` is ``z_j = (row_j . [t; 1]) / Z_q + xi_0`` with
         exact integer rows; with the vertex at ``t = x / w`` (integers, ``w > 0``) the sign of ``z_j - xi_k`` is
-        that of ``row_j . [x; w] + (xi_0 - xi_k) Z_q w``, an integer.
+        that of ``row_j . [x; w] + (xi_0 - xi_k) Z_q w``, an integer. Rows are computed only for the units with a
+        side open at some vertex of a region, once per region and unit: every other side is proven already, and
+        a float value with its proven bound stays valid.
         """
         if vertices.size == 0:
             return
@@ -185,39 +240,34 @@ class Mesh(ABC):
         xi = exact.xi_int[q]
         T = len(xi)
         Zq = exact.Z[q]
-        # The units with a side left open at some of these vertices: on a wide layer only those are computed
-        # exactly (every other side is proven already, and a float value with its proven bound stays valid).
-        units = np.arange(width)
-        if width > _WIDE:
-            open_ = (self.S[vertices, :width * T] == UNPROVEN).reshape(vertices.size, width, T).any(axis=(0, 2))
-            units = np.nonzero(open_)[0]
-        count = units.size
-        columns = (units[:, None] * T + np.arange(T)).ravel()
-        regions, which = np.unique(self.anc[faces], return_inverse=True)
-        rows = exact.rows(q, np.repeat(regions, count), np.tile(units, regions.size),
-                          np.zeros(regions.size * count, dtype=np.int64), self.pieces, self.ancestors,
-                          primitive=False)
-        table = np.empty((len(rows), self.k + 1), dtype=object)
-        table[:] = rows
-        for v, point, r in zip(vertices.tolist(), self._homogeneous(vertices), which.tolist()):
+        at, units = np.nonzero((self.S[vertices, :width * T] == UNPROVEN).reshape(vertices.size, width, T)
+                               .any(axis=2))
+        regions = self.anc[faces[at]]
+        key = regions * width + units
+        first, pair = distinct_ranks(key)
+        rows = exact.rows(q, regions[first], units[first], np.zeros(first.size, dtype=np.int64), self.pieces,
+                          self.ancestors, primitive=False)
+        points = self._homogeneous(vertices)
+        values, errors, sides = [], [], []
+        for i, r in zip(at.tolist(), pair.tolist()):
+            point = points[i]
             w = point[-1]
-            numerators = table[r * count:(r + 1) * count].dot(np.array(point, dtype=object)).tolist()
-            denominator = Zq * w
-            values, errors, sides = [], [], []
-            for n in numerators:
-                try:
-                    x = (n + xi[0] * w) / denominator  # int / int: correctly rounded
-                    values.append(x)
-                    errors.append(2.0 ** -52 * abs(x) + 2.0 ** -1000)
-                except OverflowError:
-                    values.append(math.inf)
-                    errors.append(math.inf)
-                for xk in xi:
-                    d = n + (xi[0] - xk) * w
-                    sides.append(ABOVE if d > 0 else (BELOW if d < 0 else ON))
-            self.Z[v, units] = values
-            self.E[v, units] = errors
-            self.S[v, columns] = sides
+            n = sum(a * x for a, x in zip(rows[r], point))
+            try:
+                x = (n + xi[0] * w) / (Zq * w)  # int / int: correctly rounded
+                values.append(x)
+                errors.append(2.0 ** -52 * abs(x) + 2.0 ** -1000)
+            except OverflowError:
+                values.append(math.inf)
+                errors.append(math.inf)
+            for xk in xi:
+                d = n + (xi[0] - xk) * w
+                sides.append(ABOVE if d > 0 else (BELOW if d < 0 else ON))
+        where, unit = vertices[at], units
+        self.Z[where, unit] = values
+        self.E[where, unit] = errors
+        columns = (unit[:, None] * T + np.arange(T)).ravel()
+        self.S[np.repeat(where, T), columns] = sides
 
     def _settle(self, q: int, vertices: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Write the sides that :attr:`constant_rounds` fixes from the regions' pieces (on a ReLU layer); return
@@ -296,14 +346,23 @@ class Mesh(ABC):
                 # space rather than memory, while growing a large array copies it.
                 room = 4 * self.nv + 4096
                 Z, E = np.zeros((room, width)), np.zeros((room, width))
+                use_maps = self._next_maps(q, sparse)
+                face = self._face_of_vertex() if use_maps else None
                 for start in range(0, self.nv, _ROWS):  # in blocks of rows: no temporary of the whole layer
                     rows = slice(start, min(start + _ROWS, self.nv))
+                    todo = np.arange(rows.start, rows.stop)
+                    if face is not None:
+                        # Each vertex's values from its region's map at its point, from the rows of its two lines.
+                        Z[rows], E[rows], _ = self._anchored(todo, face[rows])
+                        todo = todo[~np.isfinite(E[rows]).all(axis=1)]
+                        if not todo.size:
+                            continue
                     if q > 0:
-                        h_val, e_val = activate(self.flayers[q - 1], self.Z[rows], self.E[rows])
+                        h_val, e_val = activate(self.flayers[q - 1], self.Z[todo], self.E[todo])
                     else:
-                        h_val, e_val = corners[rows], corner_errors[rows]
+                        h_val, e_val = corners[todo], corner_errors[todo]
                     weights = sparse[q]
-                    Z[rows], E[rows] = (forward_layer(self.flayers[q], h_val, e_val) if weights is None
+                    Z[todo], E[todo] = (forward_layer(self.flayers[q], h_val, e_val) if weights is None
                                         else sparse_forward(self.flayers[q], weights, h_val, e_val))
                 self.Z, self.E, self.S = Z, E, _RELEASED  # the previous layer's state goes
                 del Z, E
@@ -330,8 +389,92 @@ class Mesh(ABC):
                 self.ancestors.append(self.anc[:self.nf].copy())
         return self._output()
 
+    def _next_maps(self, q: int, sparse: list) -> bool:
+        """Compute layer ``q``'s float maps on the current faces (the regions of layers ``0..q-1``) from layer
+        ``q - 1``'s, while they fit in :data:`_MAP_BYTES` (2-D domains and dense layers only); whether they are
+        there."""
+        previous, previous_err, extended = self.fmaps, self.fmap_err, self.xmaps
+        if extended is not None and self.extended[q]:
+            previous_err = self.xerr  # the bounds of the extended maps, not widened by their rounding to double
+        self.fmaps = self.fmap_err = self.xmaps = self.xerr = None
+        if (self.k != 2 or any(weights is not None for weights in sparse) or (q > 0 and previous is None)
+                or sum(not layer.activation.is_linear for layer in self.layers) < _DEEP):
+            return False
+        width = self.layers[q].width
+        if self.nf * width * (self.k + 2) * 8 > _MAP_BYTES:
+            return False  # and never again: the later layers' maps are built from these
+        flayer = self.flayers[q]
+        if q == 0:
+            self.extended = self._extended_maps()
+            H, EH = root_maps(self.k)
+            self._store_maps(*forward_maps(flayer, H.astype(np.longdouble) if self.extended[0] else H, EH))
+            return True
+        assert previous_err is not None
+        parent = self.ancestors[q - 1]
+        pieces = self.pieces[q - 1]
+        source = extended if self.extended[q] else previous  # the layer before was extended too
+        assert source is not None
+        maps = np.empty((self.nf, self.k + 1, width), dtype=source.dtype)
+        errors = np.empty((self.nf, width))
+        act = self.flayers[q - 1].activation
+        for start in range(0, self.nf, _REGIONS):
+            block = slice(start, min(start + _REGIONS, self.nf))
+            up = parent[block]
+            H, EH = activate_maps(act, source[up], previous_err[up], None if pieces is None else pieces[block])
+            maps[block], errors[block] = forward_maps(flayer, H, EH)
+        del previous, previous_err, extended, source
+        self._store_maps(maps, errors)
+        return True
+
+    def _store_maps(self, maps: np.ndarray, errors: np.ndarray) -> None:
+        """Keep the current layer's maps: as they are in double precision; in extended precision, as they are for
+        the next layer and rounded to doubles (bounds widened by ``2u`` times the largest entry) for use here."""
+        if maps.dtype == np.float64:
+            self.fmaps, self.fmap_err = maps, errors
+            return
+        self.xmaps, self.xerr = maps, errors
+        self.fmaps = maps.astype(np.float64)
+        self.fmap_err = (errors + 2 * U * np.abs(self.fmaps).max(axis=1)) * (1 + 4 * U)
+
+    def _extended_maps(self) -> list[bool]:
+        """Which layers' maps to compute in extended precision (``np.longdouble``): the first ones, those whose
+        roundings in double precision would grow past ``2^-30`` of the values by the last layer. Each layer
+        multiplies a map's relative bound by about half the sum of a row's absolute weights (half the units
+        being active on a region of a He-normal network) and adds ``fan_in`` roundings. Only when the platform's
+        ``np.longdouble`` has at least 64 bits of mantissa, every activation before the last layer is ReLU and
+        every weight and bias is a double exactly (checked with integers); else none."""
+        n = len(self.flayers)
+        # (the middle row sum; numpy's median would load numpy.ma)
+        growth = [max(1.0, 0.5 * float(np.sort(flayer.abs_weight.sum(axis=1))[flayer.abs_weight.shape[0] // 2]))
+                  for flayer in self.flayers]
+        fan_in = max(flayer.fan_in for flayer in self.flayers)
+        tail, wanted = 1.0, [False] * n
+        for q in range(n - 1, -1, -1):
+            wanted[q] = tail * fan_in * U > 2.0 ** -30
+            tail *= growth[q]
+        if not any(wanted) or np.finfo(np.longdouble).nmant < 63:
+            return [False] * n
+        if not all(flayer.activation.is_relu for flayer in self.flayers[:-1]):
+            return [False] * n
+        if not all(_is_double(v) for layer in self.layers for row in layer.weight for v in row) or not all(
+                _is_double(v) for layer in self.layers for v in layer.bias):
+            return [False] * n
+        return wanted
+
+    def _anchored(self, vertices: np.ndarray, regions: np.ndarray, first: int = 0
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The current layer's values (from unit ``first`` on) and bounds at the given vertices, from the maps of
+        ``regions`` (a region of the previous layers whose closure holds each vertex) at the vertices' points,
+        which come from the float rows of their two lines (returned too); infinite bounds where those prove
+        nothing."""
+        assert self.fmaps is not None and self.fmap_err is not None
+        l1, l2 = self.vline[vertices, 0], self.vline[vertices, 1]
+        t, dt = line_points(self.lrow[l1], self.lerr[l1], self.lrow[l2], self.lerr[l2])
+        return (*evaluate_maps(self.fmaps[regions, :, first:], self.fmap_err[regions, first:], t, dt), t)
+
     def _output(self) -> tuple[Sequence[Region], np.ndarray, np.ndarray]:
         self.Z = self.E = self.S = self.code = _RELEASED  # the float state is no longer needed
+        self.fmaps = self.fmap_err = self.xmaps = self.xerr = None
         patterns = self._pattern_matrix(self.nf)
         pairs = self._adjacent_pairs()
         geometry = ComputedOnce(partial(self._face_geometry, patterns))
@@ -347,11 +490,16 @@ class Mesh(ABC):
         unit, bp = divmod(h, fa.breakpoints.size)
         return (self.code[:self.nf, h] == ABOVE | BELOW).nonzero()[0], fa, unit, bp
 
-    def _crossing(self, q: int, h: int, ends: np.ndarray, other_ends: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    def _crossing(self, q: int, h: int, ends: np.ndarray, other_ends: np.ndarray, new_ids: np.ndarray | None = None,
+                  regions: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, np.ndarray | None]:
         """Where hyperplane ``h`` of layer ``q`` crosses the edges ``ends -> other_ends``: the new vertices'
-        pre-activations and bounds (:func:`interpolate`, proven bounds) in the columns from a first column on, the
-        fractions of the way along the edges, and that first column.
+        pre-activations and bounds in the columns from a first column on, the fractions of the way along the edges
+        (NaN where not computed), that first column, and the vertices' approximate points (or None).
+
+        Given the new vertices ``new_ids`` (their lines set) and their regions of the previous layers, the values
+        come from the regions' float maps at the points where the vertices' lines cross (:meth:`_anchored`), where
+        those maps exist and prove bounds; elsewhere they are interpolated along the edges (:func:`interpolate`).
 
         On the last layer refined no later layer is computed from the vertices, so a vertex created on a unit's
         hyperplane is read only for the sides of that unit and the later ones: there the first column is the
@@ -359,11 +507,29 @@ class Mesh(ABC):
         """
         fa = self.flayers[q].activation
         unit, bp = divmod(h, fa.breakpoints.size)
-        first = unit if q == len(self.layers) - 1 else 0
+        first = unit if self.skip_columns and q == len(self.layers) - 1 else 0
+        points = None
+        if self.fmaps is not None and new_ids is not None and regions is not None:
+            # The new vertices' values from their region's map at their point, where that proves bounds: they
+            # do not grow along the chains of vertices interpolated from vertices.
+            Zn, En, points = self._anchored(new_ids, regions, first)
+            bad = ~np.isfinite(En).all(axis=1)
+            lam = np.full(new_ids.size, np.nan)
+            if bad.any():
+                Zb, Eb, lam[bad] = self._interpolated(q, h, first, ends[bad], other_ends[bad])
+                Zn[bad], En[bad] = Zb, Eb
+                points[bad] = np.nan
+            return Zn, En, lam, first, points
+        Zn, En, lam = self._interpolated(q, h, first, ends, other_ends)
+        return Zn, En, lam, first, points
+
+    def _interpolated(self, q: int, h: int, first: int, ends: np.ndarray, other_ends: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        fa = self.flayers[q].activation
+        unit, bp = divmod(h, fa.breakpoints.size)
         Z, E = self.Z[:, first:], self.E[:, first:]
-        Zn, En, lam = interpolate(Z[ends], E[ends], Z[other_ends], E[other_ends], unit - first, fa.breakpoints[bp],
-                                  fa.breakpoint_errors[bp])
-        return Zn, En, lam, first
+        return interpolate(Z[ends], E[ends], Z[other_ends], E[other_ends], unit - first, fa.breakpoints[bp],
+                           fa.breakpoint_errors[bp])
 
     def _store_vertices(self, q: int, h: int, new_ids: np.ndarray, Zn: np.ndarray, En: np.ndarray, first: int,
                         vertex_faces: np.ndarray) -> None:
@@ -426,3 +592,20 @@ class Mesh(ABC):
         column = offsets[layer[event]] + unit[event]
         above[event] = patterns[faces[event], column] > bp[event]
         return above
+
+
+def _is_double(value) -> bool:
+    """Whether an exact rational is a double exactly and far from the ends of the double range (a dyadic fraction
+    with at most 53 significant bits and a binary exponent within +-1000).
+
+    >>> from fractions import Fraction
+    >>> [_is_double(Fraction(v)) for v in ("3/8", "1/3", 0, 2 ** 60 + 1)]
+    [True, False, True, False]
+    """
+    n, d = abs(value.numerator), value.denominator
+    if d & (d - 1):
+        return False
+    if n == 0:
+        return True
+    odd = n >> ((n & -n).bit_length() - 1)
+    return odd.bit_length() <= 53 and abs(n.bit_length() - d.bit_length()) < 1000

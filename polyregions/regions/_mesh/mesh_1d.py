@@ -67,7 +67,7 @@ class Mesh1D(Mesh):
         new_ids = self.nv + np.arange(nf, dtype=np.int64)
         self.vline = grow(self.vline, self.nv + nf)
         self.vline[new_ids] = chord
-        Zn, En, _, first_column = self._crossing(q, h, lo, hi)
+        Zn, En, _, first_column, _ = self._crossing(q, h, lo, hi)
         self._store_vertices(q, h, new_ids, Zn, En, first_column, faces)
         new_faces = self.nf + np.arange(nf, dtype=np.int64)
         for name in ("left", "right", "anc", "code"):

@@ -132,11 +132,13 @@ class Mesh2D(Mesh):
             self.vline = grow(self.vline, self.nv + nnew)
             self.vline[new_ids, 0] = lines[rep]
             self.vline[new_ids, 1] = chord[owner[rep]]
-            Zn, En, lam, first_column = self._crossing(q, h, ru, rw)
+            Zn, En, lam, first_column, points = self._crossing(q, h, ru, rw, new_ids, ancestor[owner[rep]])
             # Approximate coordinates, only ever used as candidates that are then checked exactly.
             self.xy = grow(self.xy, self.nv + nnew)
             with np.errstate(all="ignore"):  # infinite or NaN candidates are simply rejected later
-                self.xy[new_ids] = self.xy[ru] + lam[:, None] * (self.xy[rw] - self.xy[ru])
+                interpolated = self.xy[ru] + lam[:, None] * (self.xy[rw] - self.xy[ru])
+                self.xy[new_ids] = interpolated if points is None else np.where(np.isnan(lam)[:, None], points,
+                                                                                interpolated)
             self._store_vertices(q, h, new_ids, Zn, En, first_column, faces[owner[rep]])
         # Cycles with the new vertices inserted after their crossing corners.
         count = 1 + cross

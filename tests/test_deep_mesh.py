@@ -1,0 +1,182 @@
+"""Deep networks on the 2-D mesh engine: the regions' float maps (vertex values from a region's map at the point
+where its two lines cross, extended precision on the first layers of deep networks) and exact work on the open
+units only change nothing: the complex equals the LP engine's on deep narrow random, integer-weight and degenerate
+networks, and every bound of the maps' filter holds against exact arithmetic (and fails when its margin is cut)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import polyregions as pr
+from polyregions.networks import _float_filter as ff
+from polyregions.networks import activations as act
+from polyregions.networks.initializers import he_normal
+from polyregions.networks.network import Network
+from polyregions.regions import domains as dom
+from polyregions.regions._mesh import mesh as mesh_loop
+from polyregions.regions._mesh import refine_mesh
+from polyregions.testing import assert_complexes_equal
+
+SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _integer_net(seed: int, widths: list[int], low: int, high: int, dead: float = 0.0) -> Network:
+    """Small integer weights (many ties, parallel lines and lines through one point); a fraction ``dead`` of the
+    units get a large negative bias (dead on the domain)."""
+    rng = np.random.default_rng(seed)
+    layers = []
+    for fan_in, width in zip(widths, widths[1:]):
+        bias = rng.integers(low, high + 1, width)
+        bias[rng.random(width) < dead] = -100
+        layers.append((rng.integers(low, high + 1, (width, fan_in)).tolist(), bias.tolist(), act.relu()))
+    return Network.from_layers(widths[0], layers)
+
+
+def _same_as_lp(net: Network, domain) -> None:
+    mesh = refine_mesh(net, domain)
+    lp = pr.enumerate_regions(net, domain, engine="lp")
+    assert_complexes_equal(mesh, lp)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10 ** 6), depth=st.integers(4, 9), width=st.integers(2, 4))
+def test_deep_narrow_he_networks_equal_the_lp_engine(seed, depth, width):
+    _same_as_lp(he_normal([2] + [width] * depth, seed=seed), dom.box([-1, -1], [1, 1]))
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10 ** 6), depth=st.integers(3, 6), dead=st.sampled_from([0.0, 0.3]))
+def test_deep_integer_and_degenerate_networks_equal_the_lp_engine(seed, depth, dead):
+    # weights in {-1, 0, 1} and biases in {-1, 0, 1}: ties, zero rows, dead units, many lines through a point
+    _same_as_lp(_integer_net(seed, [2] + [3] * depth, -1, 1, dead), dom.box([-2, -2], [2, 2]))
+
+
+def test_lines_through_one_point_over_many_layers():
+    # every unit's line goes through the origin, in every layer: one vertex on many lines
+    layers = [([[1, 0], [0, 1], [1, 1], [1, -1]], [0, 0, 0, 0], act.relu())]
+    layers += [([[1, -1, 0, 1], [0, 1, -1, 1], [1, 1, 1, -2], [-1, 0, 1, 1]], [0, 0, 0, 0], act.relu())] * 5
+    _same_as_lp(Network.from_layers(2, layers), dom.box([-1, -1], [1, 1]))
+
+
+def test_a_deep_network_uses_extended_maps_on_its_first_layers_and_agrees_without_them(monkeypatch):
+    net = he_normal([2] + [16] * 20, seed=3)
+    domain = dom.box(["-1/400", "-1/400"], ["1/400", "1/400"])
+    seen = []
+    original = mesh_loop.Mesh._extended_maps
+
+    def recorded(self):
+        seen.append(original(self))
+        return seen[-1]
+
+    monkeypatch.setattr(mesh_loop.Mesh, "_extended_maps", recorded)
+    fast = refine_mesh(net, domain)
+    assert seen and seen[0][0] and not seen[0][-1]  # the first layers only
+    monkeypatch.setattr(mesh_loop.Mesh, "_next_maps", lambda self, q, sparse: False)  # carried and interpolated
+    slow = refine_mesh(net, domain)
+    assert sorted(r.pattern for r in fast.regions) == sorted(r.pattern for r in slow.regions)
+
+
+# --- the bounds against exact arithmetic ---------------------------------------------------------------------
+
+def _exact(x: float) -> Fraction:
+    return Fraction(x) if np.isfinite(x) else Fraction(0)
+
+
+def _maps_case(seed: int, depth: int, width: int):
+    """A random ReLU network of float32 weights, random patterns, the float maps with their bounds and the exact
+    maps (Fractions) of one region per layer."""
+    rng = np.random.default_rng(seed)
+    net = he_normal([2] + [width] * depth, seed=seed)
+    H, EH = ff.root_maps(2)
+    exact = [[Fraction(int(i == c)) for c in range(2)] for i in range(3)]  # rows: x, y, constant; columns: inputs
+    out = []
+    for layer in net.layers[:-1]:
+        fl = ff.float_layer(layer)
+        Z, E = ff.forward_maps(fl, H, EH)
+        W, b = layer.weight, layer.bias
+        Zx = [[sum((W[j][i] * exact[r][i] for i in range(len(exact[r]))), Fraction(0)) + (b[j] if r == 2 else 0)
+               for j in range(len(W))] for r in range(3)]
+        out.append((Z[0], E[0], Zx))
+        pieces = rng.integers(0, 2, (1, len(W)))
+        H, EH = ff.activate_maps(fl.activation, Z, E, pieces)
+        exact = [[v if pieces[0, j] == 1 else Fraction(0) for j, v in enumerate(row)] for row in Zx]
+    return out
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10 ** 6), depth=st.integers(1, 8), width=st.integers(1, 6))
+def test_every_map_bound_holds_exactly(seed, depth, width):
+    for Z, E, Zx in _maps_case(seed, depth, width):
+        for r in range(3):
+            for j in range(Z.shape[1]):
+                assert abs(_exact(Z[r, j]) - Zx[r][j]) <= _exact(E[j])
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10 ** 6), scale=st.sampled_from([1.0, 1e-8, 1e8]), wiggle=st.sampled_from([0.0, 1e-9]))
+def test_a_vertex_from_its_two_lines_and_its_value_are_within_their_bounds(seed, scale, wiggle):
+    rng = np.random.default_rng(seed)
+    L = rng.normal(size=(2, 3)) * scale
+    L[1] = L[0] + wiggle * rng.normal(size=3) if wiggle else L[1]  # nearly parallel lines too
+    EL = np.abs(L) * 1e-12
+    t, dt = ff.line_points(L[:1], EL[:1], L[1:], EL[1:])
+    if not np.isfinite(dt).all():
+        return  # nothing proven: the caller then interpolates or decides exactly
+    # every pair of exact lines within the bounds crosses within dt of t: check the corners of the boxes
+    for s1 in (-1, 1):
+        for s2 in (1, -1):
+            a1, b1, c1 = (_exact(v) + s1 * _exact(e) for v, e in zip(L[0], EL[0]))
+            a2, b2, c2 = (_exact(v) + s2 * _exact(e) for v, e in zip(L[1], EL[1]))
+            w = a1 * b2 - b1 * a2
+            x, y = (b1 * c2 - c1 * b2) / w, (c1 * a2 - a1 * c2) / w
+            assert abs(x - _exact(t[0, 0])) <= _exact(dt[0, 0])
+            assert abs(y - _exact(t[0, 1])) <= _exact(dt[0, 1])
+    A = rng.normal(size=(1, 3, 4)) * scale
+    EA = np.abs(A).max(axis=1) * 1e-10
+    Z, E = ff.evaluate_maps(A, EA, t, dt)
+    x, y = _exact(t[0, 0]), _exact(t[0, 1])
+    for j in range(4):
+        for sx in (-1, 1):
+            for sy in (-1, 1):
+                for se in (-1, 1):
+                    X, Y, C = (_exact(A[0, r, j]) + se * _exact(EA[0, j]) for r in range(3))
+                    px, py = x + sx * _exact(dt[0, 0]), y + sy * _exact(dt[0, 1])
+                    assert abs(X * px + Y * py + C - _exact(Z[0, j])) <= _exact(E[0, j])
+
+
+def test_a_weakened_map_bound_fails(monkeypatch):
+    """The exact check above catches a margin cut: without the roundings' term, some bound is too small."""
+    monkeypatch.setattr(ff, "safety", lambda m: 1.0)
+    original = ff.forward_maps
+
+    def weak(layer, H, EH):
+        Z, E = original(layer, H, EH)
+        return Z, E * 1e-6
+
+    monkeypatch.setattr(ff, "forward_maps", weak)
+    with pytest.raises(AssertionError):
+        for seed in range(20):
+            for Z, E, Zx in _maps_case(seed, 4, 5):
+                for r in range(3):
+                    for j in range(Z.shape[1]):
+                        assert abs(_exact(Z[r, j]) - Zx[r][j]) <= _exact(E[j])
+
+
+def test_a_weakened_vertex_bound_fails():
+    rng = np.random.default_rng(0)
+    failures = 0
+    for _ in range(200):
+        L = rng.normal(size=(2, 3))
+        EL = np.abs(L) * 1e-9
+        t, dt = ff.line_points(L[:1], EL[:1], L[1:], EL[1:])
+        a1, b1, c1 = (_exact(v) + _exact(e) for v, e in zip(L[0], EL[0]))
+        a2, b2, c2 = (_exact(v) - _exact(e) for v, e in zip(L[1], EL[1]))
+        w = a1 * b2 - b1 * a2
+        x = (b1 * c2 - c1 * b2) / w
+        failures += abs(x - _exact(t[0, 0])) > _exact(dt[0, 0]) / 4
+    assert failures > 0
