@@ -2,8 +2,9 @@
 
 One table of the cases that matter for speed, each tool run as the whole command a user would run:
 
-* the whole 2-D job (activation regions, linear regions, adjacency) of He-normal float32 ``[2, w, w, w]`` in
-  ``[-1, 1]^2``: ``polyregions regions NET --box=-1,1 --json`` beside a Regioncam script on the same layers;
+* the whole 2-D job (activation regions, linear regions, adjacency) of He-normal float32 ``[2, w, w, w]`` and of
+  deep narrow ``[2] + [w] * d`` (``w * d`` = 512 units) in ``[-1, 1]^2``: ``polyregions regions NET --box=-1,1
+  --json`` beside a Regioncam script on the same layers;
 * all of R^n on relucent's own ``mlp`` networks (PyTorch's default initialisation, read exactly):
   ``polyregions regions NET --domain SPACE --json`` beside relucent's ``Complex.bfs`` with its default workers;
 * bounded boxes in 4 and 6 dimensions (no peer enumerates them): regions per second against the goals.
@@ -116,6 +117,11 @@ def cases(folder: Path, full: bool) -> list[Case]:
         theirs = [sys.executable, "-c", REGIONCAM, str(path)] if _installed("regioncam") else None
         found.append(Case(f"2-D job He [2,{width},{width},{width}]", _polyregions(str(path), "--box=-1,1"), theirs,
                           "Regioncam", "wall time at most Regioncam's"))
+    for width, depth in ((64, 8), (32, 16), (16, 32)):  # deep narrow networks, the same job
+        path = _he_normal(folder, [2] + [width] * depth)
+        theirs = [sys.executable, "-c", REGIONCAM, str(path)] if _installed("regioncam") else None
+        found.append(Case(f"2-D job He [2]+[{width}]*{depth}", _polyregions(str(path), "--box=-1,1"), theirs,
+                          "Regioncam", "CPU time at most Regioncam's"))
     if _installed("relucent"):
         for widths in ([3, 12, 12, 1], [4, 16, 16, 1]) + (([6, 12, 12, 1],) if full else ()):
             path = _relucent_network(folder, widths, 0)
