@@ -25,7 +25,7 @@ from polyregions.regions import _cell_programs as cp
 from polyregions.regions._cell_programs import Point, Row
 from polyregions.regions._general.cells import Cell, Flip, geometry_of
 from polyregions.regions._general.facets import facet_point, plane_of, proves_facet
-from polyregions.regions.complex import Region
+from polyregions.regions.region import Region
 
 if TYPE_CHECKING:
     from polyregions.networks.network import Network

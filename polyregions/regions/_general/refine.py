@@ -39,7 +39,8 @@ from polyregions.regions._general.cuts import refined
 from polyregions.regions._general.facets import irredundant
 from polyregions.regions._general.workers import handed_on, refined_in_processes, refined_on_cluster
 from polyregions.regions._shares import Joined
-from polyregions.regions.complex import Region, RegionComplex, complex_from_arrays
+from polyregions.regions.complex import RegionComplex, complex_from_arrays
+from polyregions.regions.region import Region
 
 if TYPE_CHECKING:
     from polyregions.networks.network import Network
