@@ -15,17 +15,28 @@ __all__ = ["is_bounded", "implicit_rows", "chebyshev_ball", "redundant_rows"]
 
 
 def is_bounded(rows: Matrix, rhs: Vector, dim: int, empty: bool) -> bool:
-    """Whether ``{rows x <= rhs}`` is bounded (Stiemke's lemma, by a certified program); ``empty`` says it is empty."""
-    from polyregions.exact.lp import strict_point
+    """Whether ``{rows x <= rhs}`` is bounded; ``empty`` says it is empty.
+
+    A non-empty set is bounded exactly when its recession cone ``{d : rows d <= 0}`` is ``{0}``. With the rows
+    of full rank, a non-zero ``d`` in the cone makes some ``rows[i] d`` negative, so the cone is ``{0}`` exactly
+    when the certified optimum of ``max -sum_i rows[i] d`` subject to ``-1 <= rows d <= 0`` is 0 (a program in
+    ``dim`` variables, bounded by the rank: one program whatever the number of rows, where Stiemke's
+    ``y > 0, rows^T y = 0`` has a variable per row and costs a dense elimination of the rows' null space).
+    """
+    from polyregions.exact.lp import maximize
 
     if empty:
         return True
     m = len(rows)
     if m == 0 or rank(rows) < dim:
         return False
-    negative_identity = tuple(tuple(-_ONE if j == i else _ZERO for j in range(m)) for i in range(m))
-    transpose = tuple(tuple(row[j] for row in rows) for j in range(dim))
-    return strict_point(negative_identity, (_ZERO,) * m, E=transpose, e=(_ZERO,) * dim, dim=m) is not None
+    objective = tuple(-sum((row[j] for row in rows), _ZERO) for j in range(dim))
+    negated = tuple(tuple(-v for v in row) for row in rows)
+    result = maximize(objective, tuple(rows) + negated, (_ZERO,) * m + (_ONE,) * m, dim=dim)
+    if result.status != "optimal" or result.value is None or result.value < 0:
+        raise CertificateError(f"boundedness: the recession program ended {result.status} with value "
+                               f"{result.value}, which is impossible for rows of full rank")
+    return result.value == 0
 
 
 def implicit_rows(rows: Matrix, rhs: Vector, dim: int, empty: bool) -> tuple[int, ...]:

@@ -7,7 +7,8 @@ Families (each a list of cases built here, deterministically, from a few paramet
 * **declared sizes**: shapes, paddings, kernels and dimensions declared in a few bytes (an input of
   ``[100000, 100000, 100000]``, a padding of 10^30, a concatenation of 100,000 copies, an arrangement of
   dimension 10^30): refused by name before anything of that size is allocated; worker counts up to 2^40 capped;
-* **purpose-free slowness**: 10,000 parallel hyperplanes (the answer is 10,001 regions) counted at once;
+* **purpose-free slowness**: 10,000 parallel hyperplanes (the answer is 10,001 regions) counted at once; a
+  polygon of 400 rows through one vertex (its boundedness decided by one program in two variables);
 * **special files with model extensions**: FIFOs and devices named ``.onnx``, ``.pt``, ``.pt2``, ``.pth``
   refused before onnx or torch open them;
 * **pickles that run code** (in :mod:`test_fuzz`): refused, the code never runs;
@@ -30,7 +31,7 @@ import numpy as np
 from fuzz.corpus import NET, Case, Directory, Fifo
 
 __all__ = ["ABUSE_CASES", "ABUSE_ACCEPTED", "EXACT_CASES", "LIBRARY_ABUSE_CASES", "LIBRARY_ACCEPTED",
-           "deep_network", "deep_graph", "evil_pickle"]
+           "deep_network", "deep_graph", "evil_pickle", "fan_polygon"]
 
 DEPTH = 1100
 
@@ -163,6 +164,25 @@ def _slow_cases() -> Iterator[Case]:
             yield Case(f"slow: 10,000 parallel hyperplanes in R^{dimension} {' '.join(extra)}",
                        ("arrangement", "p.json", *extra), (("p.json", _parallel(10_000, dimension)),), status=0,
                        heavy=dimension == 1 and extra == ("--quiet",), tags=("slow",))
+
+
+def fan_polygon(rows: int, bounded: bool) -> dict[str, Any]:
+    """A ``polytope`` domain of ``rows`` half-planes all through the origin (a fan of lines, two of them the
+    cone's edges), cut by ``y <= 1`` when ``bounded``."""
+    A = [[k - rows // 2, -1000] for k in range(rows)] + ([[0, 1]] if bounded else [])
+    return {"type": "polytope", "A": A, "b": [0] * rows + ([1] if bounded else [])}
+
+
+def _polygon_cases() -> Iterator[Case]:
+    net = {"format": "polyregions.network/1", "input_dim": 2,
+           "layers": [{"weight": [[1, 0], [0, 1]], "bias": ["-1/7", 0], "activation": "relu"},
+                      {"weight": [[1, 1]], "bias": [0], "activation": "linear"}]}
+    for bounded in (True, False):
+        label = "cut by a bounding row" if bounded else "an unbounded cone"
+        yield Case(f"slow: a 400-row polygon through one vertex, {label}, lp engine",
+                   ("regions", "net.json", "--domain", "fan.json", "--engine", "lp", "--json"),
+                   (("net.json", net), ("fan.json", fan_polygon(400, bounded))), status=0, heavy=bounded,
+                   tags=("slow",))
 
 
 # --- special files with the extensions of model formats -----------------------------------------------------------
@@ -362,7 +382,7 @@ def _pickle_cases() -> Iterator[Case]:
 def _all() -> tuple[list[Case], list[Case]]:
     cases = [*_size_cases(), *_model_file_cases(), *_pickle_cases(),
              *[c for c in _worker_cases() if c.status != 0]]
-    accepted = [*_depth_cases(), *_slow_cases(), *[c for c in _worker_cases() if c.status == 0]]
+    accepted = [*_depth_cases(), *_slow_cases(), *_polygon_cases(), *[c for c in _worker_cases() if c.status == 0]]
     names = [case.name for case in cases + accepted]
     duplicates = {name for name in names if names.count(name) > 1}
     assert not duplicates, duplicates
