@@ -8,7 +8,8 @@ from polyregions.errors import InvalidInputError
 from polyregions.exact.lp import BACKENDS, Backend, LPStatus, maximize
 from polyregions.experiments.sweeps import sweep_tasks
 from polyregions.networks.constructions import sawtooth
-from polyregions.regions import _mesh, _refine
+from polyregions.regions import _mesh
+from polyregions.regions._general import refine as general_engine
 from polyregions.regions.domains import DOMAIN_TYPES, DomainKind, box, polytope_domain, segment, slice_domain, space
 from polyregions.regions.enumeration import ENGINES, Engine, enumerate_regions
 
@@ -35,7 +36,7 @@ def no_engine(monkeypatch):
     def trap(*args, **kwargs):
         raise AssertionError("an engine ran before the options were checked")
     monkeypatch.setattr(_mesh, "refine_mesh", trap)
-    monkeypatch.setattr(_refine, "refine", trap)
+    monkeypatch.setattr(general_engine, "refine", trap)
 
 
 @pytest.mark.parametrize("engine", ENGINES)

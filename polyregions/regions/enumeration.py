@@ -93,5 +93,5 @@ def enumerate_regions(network: "Network | GraphNetwork", domain: "Domain", *, en
     if engine == "mesh":
         from polyregions.regions._mesh import refine_mesh
         return refine_mesh(network, domain, progress=progress)
-    from polyregions.regions._refine import refine
+    from polyregions.regions._general.refine import refine
     return refine(network, domain, backend=backend, progress=progress, workers=workers, scheduler=scheduler)
