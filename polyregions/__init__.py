@@ -25,7 +25,7 @@ Examples
 
 from typing import TYPE_CHECKING
 
-from polyregions._lazy import lazy_exports
+from polyregions._support.lazy import lazy_exports
 
 __version__ = "0.1.0"
 

@@ -1,8 +1,8 @@
 """The ``polyregions`` program, as ``python -m polyregions`` and as the installed ``polyregions`` script (its
 entry point is :func:`script`): Ctrl-C and SIGTERM are held from the first line (see
-:func:`polyregions._signals.held_until_main`), then the command line is imported and runs."""
+:func:`polyregions._support.signals.held_until_main`), then the command line is imported and runs."""
 
-from polyregions._signals import held_until_main
+from polyregions._support.signals import held_until_main
 
 
 def script() -> None:

@@ -11,8 +11,14 @@ import threading
 
 import pytest
 
-import polyregions._atomic as atomic
-from polyregions._atomic import TEMPORARY_MARK, atomic_write, atomic_write_bytes, atomic_write_text, check_output
+import polyregions._support.atomic as atomic
+from polyregions._support.atomic import (
+    TEMPORARY_MARK,
+    atomic_write,
+    atomic_write_bytes,
+    atomic_write_text,
+    check_output,
+)
 from polyregions.errors import InvalidInputError, OutputError
 
 
@@ -224,7 +230,7 @@ def test_check_output_accepts_what_open_would_accept(tmp_path):
 
 def test_the_output_lock_excludes_other_processes_and_leaves_no_file(tmp_path):
     path = tmp_path / "table.csv"
-    script = ("import sys, time\nfrom polyregions._atomic import output_lock\n"
+    script = ("import sys, time\nfrom polyregions._support.atomic import output_lock\n"
               "with output_lock(sys.argv[1]):\n    print('locked', flush=True)\n    time.sleep(1.0)\n")
     holder = subprocess.Popen([sys.executable, "-c", script, str(path)], stdout=subprocess.PIPE, text=True)
     try:
@@ -253,7 +259,7 @@ def test_an_interrupt_inside_a_critical_step_arrives_when_the_step_ends(default_
     import signal
     import time
 
-    from polyregions._signals import deferred_interrupts, interrupts_raise
+    from polyregions._support.signals import deferred_interrupts, interrupts_raise
 
     steps = []
     before = signal.getsignal(signal.SIGTERM)
@@ -280,7 +286,7 @@ def test_sigterm_during_a_write_keeps_the_old_file(tmp_path):
     import signal
     import time
 
-    from polyregions._signals import interrupts_raise
+    from polyregions._support.signals import interrupts_raise
 
     path = tmp_path / "export.json"
     path.write_text("old")

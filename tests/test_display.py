@@ -100,7 +100,7 @@ def test_no_picture_without_matplotlib(monkeypatch):
 def test_importing_the_modules_loads_nothing_for_display():
     code = ("import sys, polyregions, polyregions.regions.complex, polyregions.arrangements.arrangement; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'matplotlib' "
-            "or m in ('polyregions._display', 'polyregions.plotting')))")
+            "or m in ('polyregions._support.display', 'polyregions.plotting')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 

@@ -360,7 +360,7 @@ def test_an_inherited_ignored_sigint_stays_ignored(tmp_path):
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_before_the_command_line_runs_ends_in_one_line(signum, tmp_path):
     # the signal arrives while python -m polyregions is still importing (held from its first line)
-    script = ("import os, sys, runpy; from polyregions._signals import held_until_main; held_until_main(); "
+    script = ("import os, sys, runpy; from polyregions._support.signals import held_until_main; held_until_main(); "
               f"os.kill(os.getpid(), {int(signum)}); sys.argv = ['polyregions', 'arrangement', '--name', 'braid:4']; "
               "from polyregions.cli import command; command()")
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=_ENV, capture_output=True, text=True,

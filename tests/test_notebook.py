@@ -87,7 +87,7 @@ def test_reprs_are_short(large):
 
 
 def test_no_picture_above_the_cap(monkeypatch, large):
-    from polyregions import _display
+    from polyregions._support import display as _display
 
     monkeypatch.setattr(_display, "MAX_DRAWN_REGIONS", 1000)
     html = pr.enumerate_regions(pr.he_normal([2, 40, 40], seed=0, output_dim=1), pr.box([-1, -1], [1, 1])) \

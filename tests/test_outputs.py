@@ -20,7 +20,7 @@ import time
 
 import pytest
 
-from polyregions._atomic import TEMPORARY_MARK
+from polyregions._support.atomic import TEMPORARY_MARK
 from polyregions.cli import main
 from polyregions.experiments.sweeps import read_table
 from polyregions.networks.initializers import he_normal

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from polyregions import _progress
+from polyregions._support import progress as _progress
 from polyregions.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent

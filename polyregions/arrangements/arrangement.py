@@ -7,7 +7,7 @@ from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Sequence
 
-from polyregions._limits import check_at_most
+from polyregions._support.limits import check_at_most
 from polyregions.arrangements._kernel import BOTH, IntRow, canonical
 from polyregions.errors import InvalidInputError
 from polyregions.exact._integers import primitive
@@ -178,7 +178,7 @@ class Arrangement:
         <tr><th>characteristic polynomial</th><td>t^3 - 3*t^2 + 2*t</td></tr>
         </table>
         """
-        from polyregions._display import display_html
+        from polyregions._support.display import display_html
         from polyregions.arrangements.poset import polynomial_text
 
         rows: list[tuple[str, Any]] = [("dimension", self.dim), ("rank", self.rank), ("hyperplanes", len(self))]
@@ -193,7 +193,7 @@ class Arrangement:
         it is planar (or of rank 2 without a domain, drawn through its essentialization) and has at most
         :data:`MAX_DRAWN_REGIONS` regions (sign vectors written up to :data:`MAX_LABELLED_REGIONS`); None
         otherwise or without matplotlib."""
-        from polyregions._display import cached_picture, png_picture
+        from polyregions._support.display import cached_picture, png_picture
 
         if not (self.dim == 2 or (self.dim > 2 and self.rank == 2 and self.domain is None)):
             return None  # what polyregions.plotting.arrangements.planar accepts

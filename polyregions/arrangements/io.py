@@ -3,7 +3,7 @@
 ``{"format": "polyregions.arrangement/1", "dimension": d, "hyperplanes": [[a_1, ..., a_d, c], ...]}``: each row
 is the hyperplane ``a . x = c``. Numbers follow the project's exact rules (JSON integers, floats at their exact
 binary value, strings such as ``"-7/12"`` or ``"0.1"``). ``dimension`` may be left out when there is at least
-one row. Files are read within the limits of :mod:`polyregions._limits` (a regular file of at most 1 GiB,
+one row. Files are read within the limits of :mod:`polyregions._support.limits` (a regular file of at most 1 GiB,
 nesting at most 100 deep, integers of at most 10,000 digits). Errors name the file and the field.
 """
 
@@ -63,7 +63,7 @@ def read_arrangement(path: str | os.PathLike) -> Arrangement:
     InvalidInputError
         ``"FILE: field: ..."`` for an unreadable file, bad JSON, a wrong format, shape or number.
     """
-    from polyregions._input_files import input_name, parse_json, read_input_text
+    from polyregions._support.input_files import input_name, parse_json, read_input_text
 
     name = input_name(path, what="read_arrangement: path")
     try:  # a regular file of at most 1 GiB, UTF-8

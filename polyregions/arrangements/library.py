@@ -329,7 +329,7 @@ def parse_name(text: str) -> Arrangement:
         except InvalidInputError:
             raise InvalidInputError(f"--name: expected one of {choices}, got {text!r}") from None
         return _TYPED[name](arguments)
-    from polyregions._limits import MAX_DOMAIN_DIMENSION, MAX_HYPERPLANES
+    from polyregions._support.limits import MAX_DOMAIN_DIMENSION, MAX_HYPERPLANES
     from polyregions.exact.rationals import _describe, integer
 
     try:  # ASCII digits only: int() would read "braid:\u0663" as braid:3

@@ -7,7 +7,7 @@ exact sign vector, an exact interior point and whether it is relatively bounded:
 ``R_6`` (63 hyperplanes, 1,066,044 regions) in well under a minute and a hundred megabytes.
 
 The file format ``polyregions.arrangement-regions/1`` is JSON lines: a header, one line per region, a trailer
-with the count (see ``docs/formats.rst``). It is written through :func:`polyregions._atomic.atomic_write`, so an
+with the count (see ``docs/formats.rst``). It is written through :func:`polyregions._support.atomic.atomic_write`, so an
 interruption (Ctrl-C) leaves the previous file or none, never a partial one.
 
 Examples
@@ -127,7 +127,7 @@ def write_regions(arrangement: "Arrangement", path: str | os.PathLike, *,
     """
     if isinstance(every, bool) or not isinstance(every, int) or every < 1:
         raise InvalidInputError(f"every: expected a positive integer, got {every!r}")
-    from polyregions._atomic import atomic_write
+    from polyregions._support.atomic import atomic_write
 
     counts = [0, 0]
 

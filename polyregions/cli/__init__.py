@@ -3,7 +3,7 @@
 Each sub-command is a public module of this package with ``add_parser(subparsers)`` and
 ``run(args) -> int``. Bad input ends in exit status 2 and one ``polyregions: error: ...`` line on stderr, and
 so does a file that cannot be written: every output path is checked before the work starts
-(:func:`polyregions._atomic.check_output`), and a write that fails later (a full disk) is reported the same way.
+(:func:`polyregions._support.atomic.check_output`), and a write that fails later (a full disk) is reported the same way.
 Ctrl-C and SIGTERM end a run with status 130, keeping what it finished.
 
 Progress goes to standard error, by default only when it is a terminal; the options ``--progress`` (on any
@@ -25,8 +25,8 @@ import signal
 import sys
 from typing import Sequence
 
-from polyregions._progress import progress_mode
-from polyregions._signals import SIGNALS, deferred_interrupts, interrupt_count, interrupts_raise
+from polyregions._support.progress import progress_mode
+from polyregions._support.signals import SIGNALS, deferred_interrupts, interrupt_count, interrupts_raise
 from polyregions.cli._options import progress_mode as mode_of
 from polyregions.errors import PolyregionsError
 
@@ -168,7 +168,7 @@ def _report(error: Exception) -> int:
         _fail(_describe_os_error(error))
     if isinstance(error, MemoryError):
         _fail("out of memory: the input needs more memory than this process may use (see the limits in "
-              "polyregions._limits)")
+              "polyregions._support.limits)")
     raise error
 
 
@@ -178,7 +178,7 @@ def _run(argv: Sequence[str] | None) -> int:
     with deferred_interrupts():
         arguments = _join_negative_values(list(sys.argv[1:] if argv is None else argv))
         args = _build_parser(arguments).parse_args(arguments)
-    # Every number read is bounded (polyregions._limits), but exact results may outgrow Python's guard
+    # Every number read is bounded (polyregions._support.limits), but exact results may outgrow Python's guard
     # against converting huge integers to text (4,300 digits): lift it while the command runs.
     sys.set_int_max_str_digits(0)
     with progress_mode(mode_of(args)):

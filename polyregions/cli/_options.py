@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 from typing import Callable
 
-from polyregions._limits import MAX_DPI, MAX_NETWORK_PARAMETERS, usable_cores
-from polyregions._progress import ProgressMode
+from polyregions._support.limits import MAX_DPI, MAX_NETWORK_PARAMETERS, usable_cores
+from polyregions._support.progress import ProgressMode
 from polyregions.errors import InvalidInputError
 
 __all__ = ["integer_at_least", "dpi", "workers", "integers", "widths", "add_progress_options", "progress_mode",
@@ -44,7 +44,7 @@ def add_progress_options(parser: argparse.ArgumentParser) -> None:
 
 
 def progress_mode(args: argparse.Namespace) -> ProgressMode:
-    """The :func:`polyregions._progress.progress_mode` a command runs in: ``"on"`` for ``--progress``, ``"off"``
+    """The :func:`polyregions._support.progress.progress_mode` a command runs in: ``"on"`` for ``--progress``, ``"off"``
     for ``--quiet``, ``"auto"`` (on a terminal only) otherwise and for commands without the options."""
     if getattr(args, "quiet", False):
         return "off"
@@ -91,7 +91,7 @@ def integer_at_least(low: int) -> Callable[[str], int]:
 
 
 def dpi(text: str) -> int:
-    """An argparse type: a resolution in dots per inch, 1 to :data:`~polyregions._limits.MAX_DPI`."""
+    """An argparse type: a resolution in dots per inch, 1 to :data:`~polyregions._support.limits.MAX_DPI`."""
     value = _integer(text)
     if not 1 <= value <= MAX_DPI:
         raise argparse.ArgumentTypeError(f"expected a resolution from 1 to {MAX_DPI} dots per inch, got {text!r}")
@@ -125,7 +125,7 @@ def integers(text: str, *, what: str) -> list[int]:
 
 def widths(text: str, *, what: str = "--widths", minimum: int = 2, output_dim: int = 0) -> list[int]:
     """An architecture ``N0,N1,...``: at least ``minimum`` positive integers, and a network of at most
-    :data:`~polyregions._limits.MAX_NETWORK_PARAMETERS` weights and biases (with ``output_dim`` outputs)."""
+    :data:`~polyregions._support.limits.MAX_NETWORK_PARAMETERS` weights and biases (with ``output_dim`` outputs)."""
     values = integers(text, what=what)
     if len(values) < minimum or any(v < 1 for v in values):
         raise InvalidInputError(f"{what}: expected at least {minimum} positive integers (the input dimension and "

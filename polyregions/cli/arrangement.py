@@ -59,7 +59,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from polyregions._progress import progress_bar
+    from polyregions._support.progress import progress_bar
     from polyregions.arrangements import parse_name, read_arrangement
     from polyregions.errors import InvalidInputError
 
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     if args.method is not None and not args.count:
         raise InvalidInputError(f"--method: expected it with --count, got --method {args.method} alone")
     if args.list is not None:
-        from polyregions._atomic import check_output
+        from polyregions._support.atomic import check_output
 
         check_output(args.list, what="--list")
     arrangement = read_arrangement(args.file) if args.file is not None else parse_name(args.name)
@@ -117,13 +117,13 @@ def _warn_if_big(arrangement, args: argparse.Namespace) -> int | None:
 
 def _too_long_to_list(arrangement, regions: int, args: argparse.Namespace) -> bool:
     """Whether listing would hold more signs (a sign vector over every hyperplane for each region and face) than
-    :data:`~polyregions._limits.MAX_LISTED_SIGNS`: then the counts come from the characteristic polynomial and
+    :data:`~polyregions._support.limits.MAX_LISTED_SIGNS`: then the counts come from the characteristic polynomial and
     the face vector from the flats, as with ``--faces``, with a note saying so (10,000 parallel hyperplanes have
     only 10,001 regions, but listing them is 10^8 signs: minutes and gigabytes for what counting answers at
     once)."""
     import sys
 
-    from polyregions._limits import describe_count, limit
+    from polyregions._support.limits import describe_count, limit
 
     signs = regions * len(arrangement)
     if signs <= limit("MAX_LISTED_SIGNS"):
@@ -131,8 +131,8 @@ def _too_long_to_list(arrangement, regions: int, args: argparse.Namespace) -> bo
     if not getattr(args, "quiet", False):
         source = f"--name {args.name}" if args.name is not None else args.file
         print(f"polyregions: {source}: listing {regions:,} regions of {len(arrangement):,} hyperplanes would hold "
-              f"{describe_count(signs)} signs (above MAX_LISTED_SIGNS of polyregions._limits): counted from the "
-              f"characteristic polynomial and the flats instead, as with --faces; --list OUT streams the regions "
+              f"{describe_count(signs)} signs (above MAX_LISTED_SIGNS of polyregions._support.limits): counted from "
+              f"the characteristic polynomial and the flats instead, as with --faces; --list OUT streams the regions "
               f"to a file", file=sys.stderr, flush=True)
     return True
 
@@ -140,7 +140,7 @@ def _too_long_to_list(arrangement, regions: int, args: argparse.Namespace) -> bo
 def _listed_summary(arrangement, *, faces: bool, progress: bool, expected: int | None = None) -> dict:
     """The summary, its long steps run first one by one so that a bar can follow them (the arrangement keeps
     what they compute, and the summary reads it); ``expected`` regions, when known, are named on the bar."""
-    from polyregions._progress import progress_bar
+    from polyregions._support.progress import progress_bar
 
     listing = "regions" if expected is None else f"regions ({expected:,} expected)"
     steps = [("intersection poset", lambda: arrangement.poset), (listing, arrangement.regions)]
@@ -165,7 +165,7 @@ def _run_at_scale(args: argparse.Namespace, arrangement) -> int:
         summary["face_vector"] = list(face_vector(arrangement, method="restrictions"))
         summary["face_method"] = "restrictions"
     if args.list is not None:
-        from polyregions._progress import progress_bar
+        from polyregions._support.progress import progress_bar
         from polyregions.arrangements.listing import write_regions
 
         with progress_bar(total=summary["regions"], desc="regions", enabled=wants_progress(args)) as bar:
@@ -192,8 +192,8 @@ def _run_at_scale(args: argparse.Namespace, arrangement) -> int:
 
 
 def _readable(summary: dict, source: str) -> str:
-    from polyregions._display import with_float
     from polyregions.arrangements.poset import polynomial_text
+    from polyregions.cli._text import with_float
 
     lines = [
         f"{source}: {summary['hyperplanes']} distinct hyperplanes in R^{summary['dimension']}, rank {summary['rank']}"
@@ -212,8 +212,8 @@ def _readable(summary: dict, source: str) -> str:
 
 
 def _readable_count(summary: dict, source: str) -> str:
-    from polyregions._display import with_float
     from polyregions.arrangements.poset import polynomial_text
+    from polyregions.cli._text import with_float
 
     return "\n".join([
         f"{source}: {summary['hyperplanes']} distinct hyperplanes in R^{summary['dimension']}, rank {summary['rank']}"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from polyregions._limits import MAX_DPI
+from polyregions._support.limits import MAX_DPI
 from polyregions.cli._options import add_engine_option, add_json_option, add_progress_options, dpi, wants_progress
 from polyregions.cli.regions import add_domain_options, read_domain
 

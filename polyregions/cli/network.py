@@ -55,7 +55,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    from polyregions._atomic import atomic_write_text, check_output
+    from polyregions._support.atomic import atomic_write_text, check_output
     from polyregions.errors import InvalidInputError
     from polyregions.networks.io import network_document
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from polyregions._limits import MAX_DPI
+from polyregions._support.limits import MAX_DPI
 from polyregions.cli._options import (
     add_engine_option,
     add_json_option,
@@ -243,7 +243,7 @@ def _draw_network(args: argparse.Namespace, summary: dict):
 
 def _layer_complexes(network, domain, *, engine, progress: bool) -> list:
     """:func:`polyregions.plotting.layer_complexes`, with a bar over the layers."""
-    from polyregions._progress import progress_bar
+    from polyregions._support.progress import progress_bar
     from polyregions.plotting.layers import truncations
     from polyregions.regions.enumeration import enumerate_regions
 

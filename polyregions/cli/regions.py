@@ -74,10 +74,10 @@ def read_domain(args, input_dim: int):
 
 
 def run(args) -> int:
-    # The engines run BLAS on one thread (polyregions._runtime.one_blas_thread). Asked for before numpy loads,
+    # The engines run BLAS on one thread (polyregions._support.runtime.one_blas_thread). Asked for before numpy loads,
     # BLAS never starts its other threads, which would wait, spinning, for products that never come to them.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    from polyregions._atomic import check_output
+    from polyregions._support.atomic import check_output
     from polyregions.networks.io import load_network
     from polyregions.regions.enumeration import enumerate_regions
 

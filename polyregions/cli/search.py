@@ -93,7 +93,7 @@ def run(args) -> int:
     if not args.claim:
         raise InvalidInputError("--claim: expected a claim (see --list-claims), got nothing")
     if args.output is not None:
-        from polyregions._atomic import check_output
+        from polyregions._support.atomic import check_output
         check_output(args.output, what="--output")
     start = None
     widths = None

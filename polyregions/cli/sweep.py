@@ -72,7 +72,7 @@ def _names(values, default: str) -> list[str]:
 
 
 def run(args) -> int:
-    from polyregions._atomic import check_output
+    from polyregions._support.atomic import check_output
     from polyregions.errors import InvalidInputError
     from polyregions.exact.rationals import _describe
     from polyregions.experiments.sweeps import parse_seeds, sweep, sweep_tasks

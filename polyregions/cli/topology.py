@@ -70,7 +70,7 @@ def run(args) -> int:
     return 0
 
 
-_LONG = 16  # exact coordinates longer than this are shown rounded (polyregions._display.LONG_EXACT)
+_LONG = 16  # exact coordinates longer than this are shown rounded (polyregions.cli._text.LONG_EXACT)
 
 
 def _exact_text(value) -> str:

@@ -8,7 +8,7 @@ roots (:mod:`~polyregions.exact.surds`).
 
 from typing import TYPE_CHECKING
 
-from polyregions._lazy import lazy_exports
+from polyregions._support.lazy import lazy_exports
 
 _EXPORTS = {
     ".rationals": ["rational", "rational_vector", "rational_matrix", "format_rational"],

@@ -6,8 +6,8 @@ an ``int`` is itself, a binary ``float`` is the dyadic rational it stores (``0.1
 ``"-7/12"``, ``"1e-3"``). NaN, infinities, booleans, empty strings and ``"1/0"`` are rejected.
 
 Strings hold ASCII digits only (``"\u0661"``, an Arabic-Indic one, is not a number here, although Python's ``int``
-reads it), with at most :data:`~polyregions._limits.MAX_DIGITS` (10,000) digits in each integer part and a
-decimal exponent of at most :data:`~polyregions._limits.MAX_EXPONENT` (4000); only ASCII white space around
+reads it), with at most :data:`~polyregions._support.limits.MAX_DIGITS` (10,000) digits in each integer part and a
+decimal exponent of at most :data:`~polyregions._support.limits.MAX_EXPONENT` (4000); only ASCII white space around
 them is ignored. Numbers of any size are written back exactly, beyond Python's limit on ``str(int)``.
 """
 
@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from polyregions._limits import MAX_DIGITS, MAX_EXPONENT
+from polyregions._support.limits import DIGITS_CHUNK as _CHUNK
+from polyregions._support.limits import MAX_DIGITS, MAX_EXPONENT, digits_value
 from polyregions.errors import InvalidInputError
 
 __all__ = [
@@ -41,9 +42,6 @@ _INTEGER = re.compile(r"([+-]?)([0-9]+)", re.ASCII)
 _ASCII_SPACE = " \t\n\r\f\v"
 # A whole row of plain quotients "p/q" / "-p/q", joined by commas (the digit limits are _plain_quotient's).
 _QUOTIENT_ROW = re.compile(r"-?[0-9]{1,600}/[0-9]{1,600}(?:,-?[0-9]{1,600}/[0-9]{1,600})*", re.ASCII)
-# Python refuses str <-> int conversions beyond a few thousand digits (sys.get_int_max_str_digits, at least
-# 640); chunks this short always convert, whatever the setting.
-_CHUNK = 600
 _CHUNK_BITS = 1990  # below 600 decimal digits
 
 
@@ -134,8 +132,8 @@ def _parse(text: str, what: str) -> Fraction:
     match = _QUOTIENT.fullmatch(stripped)
     if match:
         sign, top, bottom = match.groups()
-        numerator = _digits_value(top, what, "numerator")
-        denominator = _digits_value(bottom, what, "denominator")
+        numerator = digits_value(top, what, "numerator")
+        denominator = digits_value(bottom, what, "denominator")
         if denominator == 0:
             raise InvalidInputError(f"{what}: expected a number, got {_describe(text)} (division by zero)")
         return Fraction(-numerator if sign == "-" else numerator, denominator)
@@ -143,7 +141,7 @@ def _parse(text: str, what: str) -> Fraction:
     if match and (match.group(2) or match.group(3)):
         sign, whole, fraction, exponent_sign, exponent_digits = match.groups()
         fraction = fraction or ""
-        mantissa = _digits_value(whole + fraction, what, "number")
+        mantissa = digits_value(whole + fraction, what, "number")
         exponent = 0
         if exponent_digits is not None:
             significant = exponent_digits.lstrip("0")
@@ -209,24 +207,13 @@ def _coprime_fraction(numerator: int, denominator: int) -> Fraction:
     return value
 
 
-def _digits_value(digits: str, what: str, part: str) -> int:
-    """The integer written by ASCII ``digits``, at most :data:`MAX_DIGITS` of them, whatever Python's str limit."""
-    if len(digits) > MAX_DIGITS:
-        raise InvalidInputError(f"{what}: expected at most {MAX_DIGITS} digits in a {part}, got {len(digits)} digits")
-    if len(digits) <= _CHUNK:
-        return int(digits)
-    half = len(digits) // 2  # by halves: a few large multiplications rather than many small ones
-    return _digits_value(digits[:half], what, part) * 10 ** (len(digits) - half) + \
-        _digits_value(digits[half:], what, part)
-
-
 def integer(value: Any, *, what: str = "integer") -> int:
     """Return an exact integer from an ``int`` or a string of ASCII digits.
 
     Parameters
     ----------
     value : int, numpy integer or str
-        A string holds an optional sign and at most :data:`~polyregions._limits.MAX_DIGITS` ASCII digits
+        A string holds an optional sign and at most :data:`~polyregions._support.limits.MAX_DIGITS` ASCII digits
         (``int`` would also take ``"\u0663"``, ``"1_000"`` and Unicode white space; this does not).
     what : str, keyword-only
         What the number is, for the error message (for example ``"--workers"``).
@@ -257,7 +244,7 @@ def integer(value: Any, *, what: str = "integer") -> int:
     if isinstance(value, str):
         match = _INTEGER.fullmatch(value.strip(_ASCII_SPACE))
         if match:
-            number = _digits_value(match.group(2), what, "number")
+            number = digits_value(match.group(2), what, "number")
             return -number if match.group(1) == "-" else number
         raise InvalidInputError(f"{what}: expected an integer such as \"3\", got {_describe(value)}")
     raise InvalidInputError(f"{what}: expected an integer, got {type(value).__name__} {_describe(value)}")

@@ -4,7 +4,7 @@ and the counterexample search with its claims.
 
 from typing import TYPE_CHECKING
 
-from polyregions._lazy import lazy_exports
+from polyregions._support.lazy import lazy_exports
 
 _EXPORTS = {
     ".datasets": ["Dataset"],

@@ -27,7 +27,7 @@ def simple_values(*, max_abs: Any = 2, denominators: Iterable[int] = (1, 2)) -> 
     >>> [str(v) for v in simple_values(max_abs=1, denominators=(1, 2))]
     ['-1', '-1/2', '0', '1/2', '1']
     """
-    from polyregions._limits import MAX_GRID_VALUES
+    from polyregions._support.limits import MAX_GRID_VALUES
     from polyregions.exact.rationals import _describe, rational
 
     bound = rational(max_abs, what="max_abs")

@@ -280,7 +280,7 @@ def parse_architecture(text: Any) -> ArchitectureSpec:
     ...
     polyregions.errors.InvalidInputError: architecture '2-conv1d:2': layer 1: expected conv1d:C,K[,S[,P]] ...
     """
-    from polyregions._limits import MAX_NETWORK_PARAMETERS
+    from polyregions._support.limits import MAX_NETWORK_PARAMETERS
     from polyregions.exact.rationals import _describe
 
     if not isinstance(text, str) or not text.strip():

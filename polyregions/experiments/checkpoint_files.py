@@ -77,7 +77,7 @@ def load_checkpoint(path: str | os.PathLike, *, template: Any = None) -> Any:
     >>> load_checkpoint(path).num_neurons
     6
     """
-    from polyregions._input_files import input_name
+    from polyregions._support.input_files import input_name
     from polyregions.networks.io import load_network
 
     name = input_name(path, what="load_checkpoint: path")
@@ -184,7 +184,7 @@ def _read_state_dict(name: str) -> tuple[Mapping[str, Any] | None, str]:
     """The state dict in a file, or None and what the file held instead."""
     import pickle
 
-    from polyregions._input_files import open_input
+    from polyregions._support.input_files import open_input
 
     torch = _torch()
     with open_input(name) as handle, warnings.catch_warnings():

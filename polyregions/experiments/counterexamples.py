@@ -38,10 +38,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, cast
 
-from polyregions._arguments import expect_domain, expect_network
 from polyregions.errors import InvalidInputError
 from polyregions.experiments._search_space import GraphShape, Shape, dense_shape, simple_values, simplicity
 from polyregions.experiments.claims import Claim, Verdict, resolve_claim
+from polyregions.regions._arguments import expect_domain, expect_network
 
 if TYPE_CHECKING:
     from polyregions.networks.activations import Activation
@@ -128,10 +128,10 @@ def certificate(complex_: "RegionComplex", claim: Claim, verdict: Verdict, *,
 
 
 def write_certificate(doc: dict[str, Any], path: str | os.PathLike) -> None:
-    """Write a certificate whole or not at all (:func:`polyregions._atomic.atomic_write_text`: a temporary file
+    """Write a certificate whole or not at all (:func:`polyregions._support.atomic.atomic_write_text`: a temporary file
     renamed over ``path``, a symbolic link written through, a device written directly); a failed write raises
     :class:`~polyregions.errors.OutputError` and leaves what stood at ``path``."""
-    from polyregions._atomic import atomic_write_text
+    from polyregions._support.atomic import atomic_write_text
 
     atomic_write_text(path, json.dumps(doc) + "\n")
 
@@ -184,7 +184,7 @@ def search(claim: "str | Claim | Callable[[RegionComplex], Any]", *, widths: Seq
     -------
     SearchResult
     """
-    from polyregions._progress import progress_bar
+    from polyregions._support.progress import progress_bar
 
     if start is not None:
         expect_network(start, "start")

@@ -98,7 +98,7 @@ def write_table(path: str | os.PathLike, rows: Sequence[dict[str, str]]) -> None
     bounds as exact decimal strings since they outgrow 64 bits).
 
     Raises :class:`~polyregions.errors.OutputError` when the file cannot be written (the old one stays)."""
-    from polyregions._atomic import atomic_write, atomic_write_text
+    from polyregions._support.atomic import atomic_write, atomic_write_text
 
     if _is_parquet(path):
         pa = _pyarrow(path)

@@ -62,14 +62,14 @@ INITIALIZERS = ("he_normal", "pytorch_default")
 def parse_seeds(text: str) -> list[int]:
     """Seeds from ``"0-9"``, ``"3"`` or ``"0-4,10,12-13"`` (ranges inclusive), in order, without repeats.
 
-    At most :data:`~polyregions._limits.MAX_SEEDS` distinct seeds, counted before the ranges are expanded.
+    At most :data:`~polyregions._support.limits.MAX_SEEDS` distinct seeds, counted before the ranges are expanded.
 
     Examples
     --------
     >>> parse_seeds("0-3,7,2")
     [0, 1, 2, 3, 7]
     """
-    from polyregions._limits import MAX_SEEDS
+    from polyregions._support.limits import MAX_SEEDS
     from polyregions.exact.rationals import _describe, format_rational, integer
 
     if isinstance(text, int) and not isinstance(text, bool):
@@ -153,7 +153,7 @@ def sweep_tasks(widths: Iterable[Sequence[int]], *, seeds: Iterable[int], inits:
     >>> [t.architecture for t in sweep_tasks([], seeds=[0], architectures=["2-maxout:2,3", "2-4"])]
     ['2-maxout:2,3', '2-4']
     """
-    from polyregions._limits import MAX_NETWORK_PARAMETERS, MAX_SEEDS, MAX_SWEEP_TASKS
+    from polyregions._support.limits import MAX_NETWORK_PARAMETERS, MAX_SEEDS, MAX_SWEEP_TASKS
     from polyregions.exact.rationals import _describe, format_rational, rational
     from polyregions.experiments.architectures import ArchitectureSpec
     from polyregions.experiments.templates import ArchitectureTemplate, read_architecture
@@ -316,7 +316,7 @@ class _Table:
 
     def write(self) -> list[dict[str, str]]:
         """Write the merged table (this sweep's rows in task order, then the others); return its rows."""
-        from polyregions._atomic import output_lock
+        from polyregions._support.atomic import output_lock
 
         if not self.is_file:
             rows = _ordered(self.tasks, self.done, self.others)
@@ -392,8 +392,8 @@ def sweep(tasks: Sequence[SweepTask], output: str | os.PathLike, *, workers: int
     OutputError
         When writing the table fails (a full disk); the table written before stays.
     """
-    from polyregions._atomic import check_output
-    from polyregions._progress import progress_bar
+    from polyregions._support.atomic import check_output
+    from polyregions._support.progress import progress_bar
 
     started = time.perf_counter()
     from polyregions.exact.rationals import _describe
@@ -445,7 +445,7 @@ def sweep(tasks: Sequence[SweepTask], output: str | os.PathLike, *, workers: int
 
 
 def _run_pool(todo: list[SweepTask], workers: int, record: Callable[[dict[str, str]], None]) -> None:
-    from polyregions._pools import process_pool, submit_all
+    from polyregions._support.pools import process_pool, submit_all
 
     # workers that ignore Ctrl-C, die with this process, and are killed when the sweep stops early (the rows
     # of their running tasks are not recorded)
@@ -458,7 +458,7 @@ def _run_pool(todo: list[SweepTask], workers: int, record: Callable[[dict[str, s
 
 
 def _run_dask(todo: list[SweepTask], scheduler: Any, record: Callable[[dict[str, str]], None]) -> None:
-    from polyregions._dask import dask_client
+    from polyregions._support.dask_clusters import dask_client
 
     with dask_client(scheduler) as client:
         from dask.distributed import as_completed

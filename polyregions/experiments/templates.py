@@ -164,7 +164,7 @@ def load_template(path: str | os.PathLike) -> ArchitectureTemplate:
         When the file cannot be read or holds no valid network (the message names ``@FILE``, then the file and
         the field), or when the network has no dense or convolutional node to redraw, or is too large.
     """
-    from polyregions._limits import MAX_NETWORK_PARAMETERS
+    from polyregions._support.limits import MAX_NETWORK_PARAMETERS
     from polyregions.networks.graph import GraphNetwork
     from polyregions.networks.io import load_network
 

@@ -17,7 +17,7 @@ Examples
 
 from typing import TYPE_CHECKING
 
-from polyregions._lazy import lazy_exports
+from polyregions._support.lazy import lazy_exports
 
 _EXPORTS = {
     ".arrangement_api": ["NAMED_ARRANGEMENTS", "arrangement_view", "line_through"],

@@ -5,7 +5,7 @@ and the upper bounds that counts are checked against.
 
 from typing import TYPE_CHECKING
 
-from polyregions._lazy import lazy_exports
+from polyregions._support.lazy import lazy_exports
 
 _EXPORTS = {
     ".faces": ["ComplexFace", "FaceComplex", "face_complex"],

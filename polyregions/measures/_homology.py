@@ -19,7 +19,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Callable, Iterable, Literal, Sequence
 
-from polyregions._runtime import collector_paused
+from polyregions._support.runtime import collector_paused
 from polyregions.errors import InvalidInputError
 
 __all__ = ["Field", "FIELDS", "homology"]

@@ -66,7 +66,7 @@ def mesh_faces_and_signs(augmented: "Network", domain: "Domain", *,
     CertificateError
         When the cells do not form a complex of the domain, or the vertex signs contradict the regions' pieces.
     """
-    from polyregions._runtime import collector_paused, one_blas_thread
+    from polyregions._support.runtime import collector_paused, one_blas_thread
     from polyregions.regions._mesh.mesh_1d import Mesh1D
     from polyregions.regions._mesh.mesh_2d import Mesh2D
     from polyregions.regions.complex import complex_from_arrays

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Sequence
 
-from polyregions._arguments import expect_complex
+from polyregions.regions._arguments import expect_complex
 
 if TYPE_CHECKING:
     pass

@@ -58,10 +58,10 @@ from typing import TYPE_CHECKING, Any, Literal, Sequence
 
 import numpy as np
 
-from polyregions._arguments import expect_network, expect_points
 from polyregions.errors import InvalidInputError
 from polyregions.exact._integers import primitive
 from polyregions.exact.linalg import Vector, dot
+from polyregions.regions._arguments import expect_network, expect_points
 
 if TYPE_CHECKING:
     from polyregions.networks.network import Network

@@ -23,12 +23,12 @@ from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING, Sequence
 
-from polyregions._arguments import expect_complex
 from polyregions.errors import CertificateError, InvalidInputError
 from polyregions.exact.linalg import Vector
 from polyregions.measures._cell_faces import interior_flags, interval, polygon_edges
 from polyregions.measures._cell_lattice import cell_vertices, integer_rows
 from polyregions.measures._complex_faces import complex_faces
+from polyregions.regions._arguments import expect_complex
 
 if TYPE_CHECKING:
     from polyregions.regions.complex import RegionComplex

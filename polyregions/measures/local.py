@@ -74,10 +74,16 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from polyregions._arguments import expect_dimension, expect_network, expect_path, expect_point_count, expect_points
 from polyregions.errors import InvalidInputError
 from polyregions.exact.linalg import Vector
 from polyregions.measures._local_programs import Norm
+from polyregions.regions._arguments import (
+    expect_dimension,
+    expect_network,
+    expect_path,
+    expect_point_count,
+    expect_points,
+)
 
 if TYPE_CHECKING:
     from polyregions.networks.network import Network
@@ -258,7 +264,7 @@ def local_complexity(network: "Network", points: Any, radius: Any, *, norm: Norm
     crossing: list[tuple[int, ...]] = [()] * count
     todo = np.flatnonzero(~single).tolist()
     items = [(i, homogeneous(exact[i]) if exact is not None else float_point(X[i]), X[i], EX[i]) for i in todo]
-    from polyregions._progress import progress_bar
+    from polyregions._support.progress import progress_bar
 
     with progress_bar(total=len(todo), desc="points", enabled=progress) as bar:
         if workers == 1 or len(items) < 2:
@@ -277,7 +283,7 @@ _Item = tuple[int, tuple[int, ...], np.ndarray, np.ndarray]  # index, homogeneou
 def _counted(network: "Network", items: list[_Item], radius: Fraction, norm: Norm, engine: str, *,
              local: Any = None, bar: Any = None) -> list[tuple[int, int, int, tuple[int, ...]]]:
     """``(index, activation regions, linear regions, crossing neurons)`` of every item, by the exact engine."""
-    from polyregions._runtime import one_blas_thread
+    from polyregions._support.runtime import one_blas_thread
     from polyregions.measures._local_cells import LocalNetwork
     from polyregions.regions._cell_programs import to_fractions
 
@@ -303,7 +309,7 @@ def _counted_in_processes(network: "Network", items: list[_Item], radius: Fracti
     """:func:`_counted` on interleaved shares of the items in worker processes."""
     from concurrent.futures import as_completed
 
-    from polyregions._pools import process_pool, submit_all
+    from polyregions._support.pools import process_pool, submit_all
 
     shares = [items[k::4 * workers] for k in range(min(len(items), 4 * workers))]
     found: list[tuple[int, int, int, tuple[int, ...]]] = []
@@ -383,7 +389,7 @@ def _read_array(path: str | os.PathLike, name: str) -> np.ndarray:
     """The array of an ``.npy`` file, or the points array of an ``.npz`` archive."""
     import zipfile
 
-    from polyregions._input_files import open_input
+    from polyregions._support.input_files import open_input
 
     try:
         with open_input(path) as handle:  # a regular file of a readable size: a FIFO would block np.load

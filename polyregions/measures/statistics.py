@@ -55,10 +55,10 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from polyregions._arguments import expect_complex
 from polyregions.errors import CertificateError, InvalidInputError, UnboundedError
 from polyregions.exact._integers import primitive
 from polyregions.exact.linalg import rank
+from polyregions.regions._arguments import expect_complex
 
 if TYPE_CHECKING:
     from polyregions.polyhedra.polytope import Polytope

@@ -88,13 +88,13 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from polyregions._arguments import expect_domain, expect_network
-from polyregions._runtime import collector_paused
+from polyregions._support.runtime import collector_paused
 from polyregions.errors import CertificateError, InvalidInputError
 from polyregions.exact.linalg import Vector
 from polyregions.measures._face_arrays import FaceArrays, arrays_of
 from polyregions.measures._homology import FIELDS, Field, homology
 from polyregions.measures.faces import FaceComplex
+from polyregions.regions._arguments import expect_domain, expect_network
 
 if TYPE_CHECKING:
     from polyregions.networks.network import Network
@@ -265,7 +265,7 @@ def decision_topology(network: "Network", domain: "Domain", *, field: Field = "G
         raise InvalidInputError(f"field: expected one of {', '.join(FIELDS)}, got {field!r}")
     if not domain.is_bounded():
         raise InvalidInputError(f"decision_topology: expected a bounded domain, got an unbounded {domain.kind}")
-    from polyregions._progress import progress_bar
+    from polyregions._support.progress import progress_bar
 
     augmented = augmented_network(expect_network(network))
     if _mesh_cells_apply(augmented, domain, engine):

@@ -37,10 +37,10 @@ from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Sequence
 
-from polyregions._arguments import expect_network, expect_points
 from polyregions.errors import InvalidInputError
 from polyregions.exact.linalg import Vector
 from polyregions.exact.surds import SurdSum
+from polyregions.regions._arguments import expect_network, expect_points
 
 if TYPE_CHECKING:
     from polyregions.networks.graph import GraphNetwork

@@ -25,13 +25,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from polyregions._arguments import expect_complex
 from polyregions.errors import InvalidInputError
 from polyregions.exact.linalg import Matrix, determinant, matmul
 from polyregions.exact.surds import SurdSum, sqrt_of_rational
 from polyregions.measures._face_volumes import FaceVolumes
 from polyregions.measures.boundaries import Boundary, boundary
 from polyregions.measures.faces import FaceComplex
+from polyregions.regions._arguments import expect_complex
 
 if TYPE_CHECKING:
     from polyregions.regions.domains import Domain
@@ -177,7 +177,7 @@ def boundary_volumes(source, *, progress: bool = False) -> BoundaryVolumes:
     (['2*sqrt(2)', '0'], 0.7071067811865476)
     """
     expect_complex(source, "source", also=(FaceComplex, Boundary))
-    from polyregions._progress import progress_bar
+    from polyregions._support.progress import progress_bar
 
     with progress_bar(total=None, desc="boundary", enabled=progress) as bar:
         b = source if isinstance(source, Boundary) else boundary(source)

@@ -7,7 +7,7 @@ file formats (:mod:`~polyregions.networks.io`), importers from other frameworks
 
 from typing import TYPE_CHECKING
 
-from polyregions._lazy import lazy_exports
+from polyregions._support.lazy import lazy_exports
 
 _EXPORTS = {
     ".activations": ["Activation", "relu", "linear", "hardtanh", "leaky_relu", "piecewise_linear",

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from polyregions._limits import check_at_most
+from polyregions._support.limits import check_at_most
 from polyregions.errors import InvalidInputError
 from polyregions.exact.rationals import _describe, rational_vector
 from polyregions.networks import operations as ops

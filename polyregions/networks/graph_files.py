@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from polyregions._limits import check_at_most
+from polyregions._support.limits import check_at_most
 from polyregions.errors import InvalidInputError
 from polyregions.exact.rationals import _describe, format_rational
 from polyregions.networks import operations as ops

@@ -25,8 +25,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from polyregions._atomic import atomic_write_text
-from polyregions._limits import MAX_INPUT_BYTES, describe_size
+from polyregions._support.atomic import atomic_write_text
+from polyregions._support.limits import MAX_INPUT_BYTES, describe_size
 from polyregions.errors import InvalidInputError
 from polyregions.exact.rationals import _describe, format_rational
 from polyregions.networks.activations import Activation, activation_from_json, linear, relu
@@ -54,9 +54,9 @@ def read_json(path: str | os.PathLike) -> Any:
     """Parse a JSON input file; a missing, unreadable or malformed file raises :class:`InvalidInputError` naming it.
 
     Only a regular file is read (a directory, a FIFO or a device is refused by name), of at most 1 GiB, nested
-    at most 100 deep, with integers of at most 10,000 digits (:mod:`polyregions._limits`).
+    at most 100 deep, with integers of at most 10,000 digits (:mod:`polyregions._support.limits`).
     """
-    from polyregions._input_files import read_json_file
+    from polyregions._support.input_files import read_json_file
 
     return read_json_file(path)
 
@@ -239,7 +239,7 @@ def load_network(path: str | os.PathLike, *, trust_pickle: bool = False) -> Any:
     >>> net.widths, net([0.25]), net([0.75])
     ((2, 1), (Fraction(1, 2),), (Fraction(1, 2),))
     """
-    from polyregions._input_files import input_name
+    from polyregions._support.input_files import input_name
 
     name = input_name(path, what="load_network: path")
     if name.lower().endswith(".npz"):
@@ -334,7 +334,7 @@ def load_npz(path: str | os.PathLike) -> Network:
 
     See the module documentation for the layout.
     """
-    from polyregions._input_files import input_name, open_input
+    from polyregions._support.input_files import input_name, open_input
 
     path = input_name(path, what="load_npz: path")
     with open_input(path) as handle:
@@ -414,7 +414,7 @@ def _reason(error: BaseException) -> str:
 
 
 def _npz_activation(text: str, *, what: str) -> Activation:
-    from polyregions._input_files import parse_json
+    from polyregions._support.input_files import parse_json
 
     stripped = text.strip()
     if stripped.startswith("{"):

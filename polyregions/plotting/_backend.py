@@ -76,7 +76,7 @@ def check_figure_path(path: str, *, what: str | None = None) -> str:
     message (the path itself by default)."""
     import os
 
-    from polyregions._atomic import check_output
+    from polyregions._support.atomic import check_output
     from polyregions.errors import InvalidInputError
 
     label = str(path) if what is None else what
@@ -94,7 +94,7 @@ def save_figure(figure: Any, path: str, *, dpi: int = 150) -> None:
 
     The file gets the permissions ``open`` would give it; a failed write raises
     :class:`~polyregions.errors.OutputError` and leaves what stood at ``path``."""
-    from polyregions._atomic import atomic_write
+    from polyregions._support.atomic import atomic_write
 
     extension = check_figure_path(path)
     # Cropped to what is drawn, unless figure_style fixed the size: a figure asked for at 3.5 inches (a column)

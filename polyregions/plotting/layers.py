@@ -30,8 +30,8 @@ def truncations(network: "Network") -> list["Network"]:
     >>> [t.widths for t in truncations(he_normal([2, 4, 3], seed=0, output_dim=1))]
     [(4,), (4, 3)]
     """
-    from polyregions._arguments import expect_network
     from polyregions.networks.network import Network
+    from polyregions.regions._arguments import expect_network
 
     network = expect_network(network)
     out = []

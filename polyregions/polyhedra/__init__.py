@@ -7,7 +7,7 @@ lattice and exact volumes are read off those.
 
 from typing import TYPE_CHECKING
 
-from polyregions._lazy import lazy_exports
+from polyregions._support.lazy import lazy_exports
 
 _EXPORTS = {
     ".polytope": ["Polytope"],

@@ -7,7 +7,7 @@ layerwise refinement (any dimension); both engines are private modules of this p
 
 from typing import TYPE_CHECKING
 
-from polyregions._lazy import lazy_exports
+from polyregions._support.lazy import lazy_exports
 
 _EXPORTS = {
     ".domains": ["Domain", "box", "polytope_domain", "space", "segment", "slice_domain", "plane_through"],

@@ -422,7 +422,7 @@ def linear_region_roots(net: "Network", patterns: np.ndarray, pairs: np.ndarray,
     ...                     np.array([0])).tolist()
     [0, 0]
     """
-    from polyregions._runtime import one_blas_thread
+    from polyregions._support.runtime import one_blas_thread
 
     patterns = np.asarray(patterns, dtype=np.int64) if patterns.dtype.kind != "i" else patterns
     equal = switches == 0  # the same pattern: the same map

@@ -267,7 +267,7 @@ def open_finished_store(path: str) -> Store:
     import pathlib
     import stat
 
-    from polyregions._input_files import _KINDS
+    from polyregions._support.input_files import _KINDS
 
     expected = f"{path}: expected a finished {FORMAT} region store"
     try:

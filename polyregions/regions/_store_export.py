@@ -8,8 +8,8 @@ with its exact output map computed from its pattern. Memory holds what the count
 the patterns as bytes, the adjacent pairs and the switching neurons as integer arrays.
 
 A regular file is written to a temporary file beside it and renamed over the old one once complete
-(:func:`polyregions._atomic.atomic_write`), so an error or Ctrl-C leaves the old file as it was; a device such as
-``/dev/null`` or a FIFO receives the document directly, as it is made.
+(:func:`polyregions._support.atomic.atomic_write`), so an error or Ctrl-C leaves the old file as it was; a device
+such as ``/dev/null`` or a FIFO receives the document directly, as it is made.
 """
 
 from __future__ import annotations
@@ -140,7 +140,7 @@ def _enumeration(store: Store) -> tuple[dict, dict, Any, Any]:
 
 def _opened(store_path: str | os.PathLike, path: str | os.PathLike) -> tuple[str, Store]:
     """The output's name and the finished store, once they are known to be two files."""
-    from polyregions._arguments import expect_path
+    from polyregions.regions._arguments import expect_path
 
     name, store_name = expect_path(path), _store_name(store_path)
     if os.path.realpath(name) == os.path.realpath(store_name):
@@ -166,7 +166,7 @@ def _store_name(path: Any) -> str:
 def _write(path: str, write: Callable[[BinaryIO], object]) -> None:
     """``atomic_write`` for a regular file; a device or a FIFO gets the bytes as they come (``atomic_write``
     would first gather the whole document in memory)."""
-    from polyregions._atomic import _output_error, atomic_write
+    from polyregions._support.atomic import _output_error, atomic_write
 
     target = os.path.realpath(path)
     try:

@@ -256,7 +256,7 @@ class RegionComplex:
 
     def __repr__(self) -> str:
         """The counts, the domain and the engine in one line (the network and the regions are in the fields)."""
-        from polyregions._display import count_text
+        from polyregions._support.display import count_text
 
         exact = "exact" if self.exact else "not certified"
         return (f"<RegionComplex: {count_text(len(self), 'activation region')}, "
@@ -298,7 +298,7 @@ class RegionComplex:
         <tr><th>engine</th><td>mesh</td></tr>
         </table>
         """
-        from polyregions._display import display_html, yes_no
+        from polyregions._support.display import display_html, yes_no
 
         return display_html("RegionComplex", [
             ("domain", self._domain_text()),
@@ -313,9 +313,9 @@ class RegionComplex:
     def _repr_png_(self) -> bytes | None:
         """The regions of a 2-D domain as PNG bytes, drawn once from floating-point polygons
         (:mod:`polyregions.plotting._quick`) with colours hashed from the patterns; None for a domain of
-        another dimension, above :data:`polyregions._display.MAX_DRAWN_REGIONS` regions, or without matplotlib.
+        another dimension, above :data:`polyregions._support.display.MAX_DRAWN_REGIONS` regions, or without matplotlib.
         :func:`polyregions.plotting.plot_regions` draws the exact picture."""
-        from polyregions._display import MAX_DRAWN_REGIONS, cached_picture, png_picture
+        from polyregions._support.display import MAX_DRAWN_REGIONS, cached_picture, png_picture
 
         if self.domain.dim != 2 or len(self) > MAX_DRAWN_REGIONS:
             return None

@@ -139,7 +139,7 @@ def load_domain(path: str | os.PathLike, *, input_dim: int) -> Domain:
     >>> pr.load_domain(path, input_dim=2) == pr.box([0, "-1/2"], [1, "1/2"])
     True
     """
-    from polyregions._input_files import read_json_file
+    from polyregions._support.input_files import read_json_file
 
     _input_dim(input_dim)
     document = read_json_file(path, what="load_domain: path")  # a regular file of bounded size and nesting
@@ -173,7 +173,7 @@ def save_domain(domain: Domain, path: str | os.PathLike) -> None:
     """
     import json
 
-    from polyregions._atomic import atomic_write_text
+    from polyregions._support.atomic import atomic_write_text
 
     atomic_write_text(path, json.dumps(domain_to_json(domain)) + "\n")
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from polyregions._limits import MAX_DOMAIN_DIMENSION
+from polyregions._support.limits import MAX_DOMAIN_DIMENSION
 from polyregions.errors import InvalidInputError
 from polyregions.exact.linalg import Matrix, Vector, dot, rank, solve
 from polyregions.exact.rationals import _describe, format_rational, rational, rational_matrix, rational_vector
@@ -171,7 +171,7 @@ def box(lower: Any, upper: Any, *, what: str = "box") -> Domain:
     InvalidInputError
         When a number cannot be read exactly, the lengths differ or are zero, some ``lower[i] >= upper[i]``
         (the box would be empty or lower-dimensional), or the box has more than
-        :data:`~polyregions._limits.MAX_DOMAIN_DIMENSION` (4096) dimensions.
+        :data:`~polyregions._support.limits.MAX_DOMAIN_DIMENSION` (4096) dimensions.
 
     Examples
     --------
@@ -213,7 +213,7 @@ def polytope_domain(A: Any, b: Any, *, dim: int | None = None, what: str = "poly
     ------
     InvalidInputError
         When a number cannot be read exactly, the shapes disagree, the dimension is above
-        :data:`~polyregions._limits.MAX_DOMAIN_DIMENSION` (4096), or the set is empty or lower-dimensional:
+        :data:`~polyregions._support.limits.MAX_DOMAIN_DIMENSION` (4096), or the set is empty or lower-dimensional:
         decided exactly (an exact point satisfying every row strictly, or an exact certificate that there is
         none).
 
@@ -273,7 +273,7 @@ def space(n: int, *, what: str = "space") -> Domain:
     Raises
     ------
     InvalidInputError
-        When ``n`` is not a positive integer, or above :data:`~polyregions._limits.MAX_DOMAIN_DIMENSION` (4096).
+        When ``n`` is not a positive integer, or above :data:`~polyregions._support.limits.MAX_DOMAIN_DIMENSION` (4096).
 
     Examples
     --------

@@ -70,9 +70,9 @@ def enumerate_regions(network: "Network | GraphNetwork", domain: "Domain", *, en
     >>> len(pr.enumerate_regions(pr.sawtooth(2), pr.box([0], [1]), engine="lp", backend="exact"))
     4
     """
-    from polyregions._arguments import expect_domain, expect_network
-    from polyregions._dask import check_scheduler
+    from polyregions._support.dask_clusters import check_scheduler
     from polyregions.exact.rationals import _describe
+    from polyregions.regions._arguments import expect_domain, expect_network
 
     network = expect_network(network)
     domain = expect_domain(domain, input_dim=network.input_dim)

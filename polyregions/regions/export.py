@@ -12,8 +12,8 @@ import os
 from fractions import Fraction
 from typing import Any
 
-from polyregions._arguments import expect_complex, expect_path
-from polyregions._atomic import atomic_write_bytes, atomic_write_text
+from polyregions._support.atomic import atomic_write_bytes, atomic_write_text
+from polyregions.regions._arguments import expect_complex, expect_path
 from polyregions.regions.complex import RegionComplex
 
 __all__ = ["complex_to_json", "write_complex_json", "write_graphml", "FORMAT"]

@@ -313,7 +313,7 @@ class Region:
         <tr><th>bounded</th><td>yes</td></tr>
         </table>
         """
-        from polyregions._display import display_html, yes_no
+        from polyregions._support.display import display_html, yes_no
         from polyregions.exact.rationals import format_rational
 
         point = "(" + ", ".join(format_rational(Fraction(v)) for v in self.interior_point) + ")"
@@ -326,7 +326,7 @@ class Region:
         None in another dimension or without matplotlib."""
         if self.dim != 2:
             return None
-        from polyregions._display import cached_picture, png_picture
+        from polyregions._support.display import cached_picture, png_picture
         from polyregions.plotting._quick import draw_region
 
         return cached_picture(self, lambda: png_picture(lambda ax: draw_region(ax, self)))

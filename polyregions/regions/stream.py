@@ -121,11 +121,11 @@ def stream_regions(network: "Network", domain: "Domain", path: str | os.PathLike
     """
     from contextlib import nullcontext
 
-    from polyregions._arguments import expect_domain, expect_network, expect_path
-    from polyregions._atomic import check_output
-    from polyregions._dask import check_scheduler, dask_client
+    from polyregions._support.atomic import check_output
+    from polyregions._support.dask_clusters import check_scheduler, dask_client
     from polyregions.exact.lp import BACKENDS
     from polyregions.exact.rationals import _describe
+    from polyregions.regions._arguments import expect_domain, expect_network, expect_path
 
     network = expect_network(network)
     domain = expect_domain(domain, input_dim=network.input_dim)
@@ -184,7 +184,7 @@ def _identity(network, domain) -> dict[str, str]:
 
 def _run(store: Store, network, domain, backend, workers: int, progress: bool, share_cells: int | None,
          on_share: Callable[[int, int], None] | None, client: Any = None) -> dict[str, Any]:
-    from polyregions._progress import progress_bar
+    from polyregions._support.progress import progress_bar
 
     if client is not None:
         workers = max(1, sum(client.nthreads().values()))  # the cluster's threads share the run
@@ -249,7 +249,7 @@ def _in_processes(plan, take: Callable[[int, int], list], arguments: tuple, item
     workers and keeps what was committed."""
     from concurrent.futures import FIRST_COMPLETED, wait
 
-    from polyregions._pools import process_pool, submit_all
+    from polyregions._support.pools import process_pool, submit_all
 
     with process_pool(workers) as pool:
         def submit(start: int, cells: int):

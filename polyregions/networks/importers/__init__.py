@@ -13,7 +13,7 @@ theirs is read.
 
 from typing import TYPE_CHECKING
 
-from polyregions._lazy import lazy_exports
+from polyregions._support.lazy import lazy_exports
 
 _EXPORTS = {
     ".torch_module": ["network_from_torch"],

@@ -70,7 +70,7 @@ def load_torch_file(path: str | os.PathLike, *, trust_pickle: bool = False,
         Naming the file: an unreadable file, a state dict (parameters without the model), a pickled module
         without ``trust_pickle``, or a model the importers refuse.
     """
-    from polyregions._input_files import input_name
+    from polyregions._support.input_files import input_name
 
     name = input_name(path, what="load_network: path")
     torch = torch_module(name)

@@ -14,7 +14,7 @@ __all__ = ["sized"]
 # A shape is a few bytes of JSON (an input of [100000, 100000, 100000], a padding of 10^30, the concatenation of
 # 100,000 copies) but the tensor it declares is allocated entry by entry: every operation's output_shape (which
 # GraphNetwork calls on each node, before any weight map is built) refuses inputs and outputs above
-# polyregions._limits.MAX_TENSOR_ENTRIES, and windows above MAX_WINDOW_READS, before the operation's own
+# polyregions._support.limits.MAX_TENSOR_ENTRIES, and windows above MAX_WINDOW_READS, before the operation's own
 # arithmetic runs.
 
 def _window_count(op: Any, shapes: Sequence[Shape]) -> tuple[int, int] | None:
@@ -39,7 +39,7 @@ def _window_count(op: Any, shapes: Sequence[Shape]) -> tuple[int, int] | None:
 
 
 def _check_sizes(op: Any, shapes: Sequence[Shape], what: str) -> None:
-    from polyregions._limits import check_at_most
+    from polyregions._support.limits import check_at_most
 
     for i, shape in enumerate(shapes):
         check_at_most("MAX_TENSOR_ENTRIES", flat_size(shape), what=f"{what}: inputs[{i}] of shape "
@@ -60,7 +60,7 @@ def sized(output_shape: Any) -> Any:
     """``output_shape`` behind :func:`_check_sizes` (inputs and windows) and a check of the output's size."""
     @functools.wraps(output_shape)
     def checked(self: Any, shapes: Sequence[Shape], *args: Any, **kwargs: Any) -> Shape:
-        from polyregions._limits import check_at_most
+        from polyregions._support.limits import check_at_most
 
         what = args[0] if args else kwargs.get("what", self.kind)
         _check_sizes(self, shapes, what)
@@ -73,6 +73,6 @@ def sized(output_shape: Any) -> Any:
 
 
 def _count(value: int) -> str:
-    from polyregions._limits import describe_count
+    from polyregions._support.limits import describe_count
 
     return str(value) if value < 10 ** 18 else describe_count(value)

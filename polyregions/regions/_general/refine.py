@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 import numpy as np
 from flint import fmpq, fmpq_mat
 
-from polyregions._progress import progress_bar
-from polyregions._runtime import collector_paused, one_blas_thread
+from polyregions._support.progress import progress_bar
+from polyregions._support.runtime import collector_paused, one_blas_thread
 from polyregions.errors import CertificateError, InvalidInputError
 from polyregions.exact._integers import primitive
 from polyregions.exact.lp import Backend, strict_point

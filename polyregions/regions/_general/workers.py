@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable
 
-from polyregions._runtime import collector_paused, one_blas_thread
+from polyregions._support.runtime import collector_paused, one_blas_thread
 from polyregions.exact.lp import Backend
 from polyregions.regions._cell_programs import Row
 from polyregions.regions._general.adjacency import FacetKey, Pair, share_neighbours
@@ -76,7 +76,7 @@ def refined_in_processes(cells: list[Cell], layers, backend: Backend, workers: i
     """``handed_on`` on shares of the cells in worker processes, joined; an interrupt cancels the rest."""
     from concurrent.futures import as_completed
 
-    from polyregions._pools import process_pool, submit_all
+    from polyregions._support.pools import process_pool, submit_all
 
     shares = shares_of(cells, SHARES_PER_WORKER * workers)
     # workers that ignore Ctrl-C, die with this process, and are killed when the run stops early
@@ -89,7 +89,7 @@ def refined_on_cluster(cells: list[Cell], layers, backend: Backend, scheduler: A
                        net: "Network") -> Joined:
     """``handed_on`` on shares of ``cells`` as tasks of the cluster at ``scheduler`` (an address or a client),
     joined; an interrupt cancels the tasks still queued or running."""
-    from polyregions._dask import dask_client
+    from polyregions._support.dask_clusters import dask_client
 
     with dask_client(scheduler) as client:
         from dask.distributed import as_completed

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from polyregions._runtime import collector_paused, one_blas_thread
+from polyregions._support.runtime import collector_paused, one_blas_thread
 from polyregions.errors import InvalidInputError
 from polyregions.regions._mesh.mesh_2d import Mesh2D
 from polyregions.regions.complex import Region, RegionComplex, complex_from_arrays

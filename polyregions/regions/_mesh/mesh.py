@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
-from polyregions._progress import progress_bar
+from polyregions._support.progress import progress_bar
 from polyregions.exact._integers import primitive
 from polyregions.networks._float_filter import (
     UNCERTAIN,

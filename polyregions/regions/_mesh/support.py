@@ -8,7 +8,7 @@ from typing import Callable
 
 import numpy as np
 
-from polyregions._runtime import collector_paused
+from polyregions._support.runtime import collector_paused
 from polyregions.errors import PolyregionsError
 
 __all__ = ["KEY", "ON", "ABOVE", "BELOW", "UNPROVEN", "SIDE_OF_SIGN", "ragged", "distinct", "distinct_ranks",

@@ -68,7 +68,7 @@ def _onnx() -> Any:
 def load_onnx(path: str | os.PathLike) -> GraphNetwork:
     """Read an ``.onnx`` file as a :class:`~polyregions.networks.graph.GraphNetwork` (see
     :func:`graph_from_onnx`); errors start with the file's name."""
-    from polyregions._input_files import input_name
+    from polyregions._support.input_files import input_name
 
     onnx = _onnx()
     name = input_name(path, what="load_onnx: path")

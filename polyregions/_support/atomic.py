@@ -6,7 +6,7 @@ the old one, so that a reader, a crash or an interruption sees either the old fi
 result looks like what ``open(path, "w")`` gives: a new file gets ``0o666 & ~umask``, a replaced one keeps its
 permissions, and a symbolic link is written through (its target changes, the link stays). What is not a
 regular file (a device such as ``/dev/null``, a FIFO) is written directly, never renamed over. The temporary
-file is removed on every way out (an error, Ctrl-C, SIGTERM through :mod:`polyregions._signals`); one left by
+file is removed on every way out (an error, Ctrl-C, SIGTERM through :mod:`polyregions._support.signals`); one left by
 a process killed with SIGKILL is removed by the next write of the same path once that process is gone.
 """
 
@@ -21,7 +21,7 @@ import threading
 from contextlib import contextmanager
 from typing import BinaryIO, Callable, Iterator
 
-from polyregions._signals import deferred_interrupts
+from polyregions._support.signals import deferred_interrupts
 from polyregions.errors import InvalidInputError, OutputError
 
 __all__ = ["atomic_write", "atomic_write_bytes", "atomic_write_text", "check_output", "output_lock",

@@ -1,12 +1,13 @@
-"""Reading input files within the limits of :mod:`polyregions._limits`: regular files, bounded size and nesting.
+"""Reading input files within the limits of :mod:`polyregions._support.limits`: regular files, bounded size and
+nesting.
 
 Every reader of a user's file (network, domain, arrangement, ``.npz``) goes through :func:`open_input`, so that
 a directory, a FIFO, a socket or a device is refused by name before anything is read (``/dev/zero`` would be
-read until memory runs out, a FIFO would block), and a file above :data:`~polyregions._limits.MAX_INPUT_BYTES`
-is refused by its size. JSON is parsed by :func:`parse_json`: nesting deeper than
-:data:`~polyregions._limits.MAX_JSON_DEPTH` and integers longer than :data:`~polyregions._limits.MAX_DIGITS`
-digits are refused with a message naming the file (Python's parser would recurse until a RecursionError, or
-refuse 4,301 digits with a traceback).
+read until memory runs out, a FIFO would block), and a file above
+:data:`~polyregions._support.limits.MAX_INPUT_BYTES` is refused by its size. JSON is parsed by :func:`parse_json`:
+nesting deeper than :data:`~polyregions._support.limits.MAX_JSON_DEPTH` and integers longer than
+:data:`~polyregions._support.limits.MAX_DIGITS` digits are refused with a message naming the file (Python's parser
+would recurse until a RecursionError, or refuse 4,301 digits with a traceback).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import os
 import stat
 from typing import IO, Any
 
-from polyregions._limits import MAX_INPUT_BYTES, MAX_JSON_DEPTH, describe_size
+from polyregions._support.limits import MAX_INPUT_BYTES, MAX_JSON_DEPTH, describe_size, digits_value
 from polyregions.errors import InvalidInputError
 
 __all__ = ["input_name", "open_input", "read_input_bytes", "read_input_text", "parse_json", "read_json_file"]
@@ -113,6 +114,11 @@ def read_input_text(path: Any, *, what: str = "path", kind: str = "JSON") -> str
         raise InvalidInputError(f"{name}: expected a UTF-8 {kind} file, got bytes that are not UTF-8") from None
 
 
+def _json_integer(text: str, what: str) -> int:
+    """A JSON integer (an optional minus sign, then ASCII digits), exactly, within the digit limit."""
+    return -digits_value(text[1:], what) if text.startswith("-") else digits_value(text, what)
+
+
 def parse_json(text: str, *, what: str) -> Any:
     """Parse JSON text; ``what`` (the file name) starts every error message.
 
@@ -120,10 +126,8 @@ def parse_json(text: str, *, what: str) -> Any:
     at most :data:`MAX_JSON_DEPTH` deep; ``NaN`` and ``Infinity`` parse to floats, for the number readers to
     reject by field.
     """
-    from polyregions.exact.rationals import integer
-
     try:
-        value = json.loads(text, parse_int=lambda digits: integer(digits, what=what))
+        value = json.loads(text, parse_int=lambda text: _json_integer(text, what))
     except RecursionError:
         raise InvalidInputError(_too_deep(what)) from None
     except InvalidInputError:

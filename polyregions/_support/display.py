@@ -20,10 +20,7 @@ import io
 from typing import Any, Callable, Sequence
 
 __all__ = ["html_table", "png_picture", "yes_no", "display_html", "cached_picture", "count_text",
-           "MAX_DRAWN_REGIONS", "PICTURE_SIZE", "PICTURE_DPI", "with_float", "LONG_EXACT"]
-
-#: An exact number written with more characters than this gets a float beside it in text output.
-LONG_EXACT = 16
+           "MAX_DRAWN_REGIONS", "PICTURE_SIZE", "PICTURE_DPI"]
 
 #: Above this many regions a notebook display shows the table alone (drawing would take seconds).
 MAX_DRAWN_REGIONS = 20_000
@@ -85,32 +82,6 @@ def count_text(n: int, noun: str) -> str:
     ('2,874 regions', '1 region')
     """
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
-
-
-def with_float(value: Any, *, limit: int = LONG_EXACT) -> str:
-    """An exact integer or rational as text, with ``(~ 1.23457e+18)`` beside it when the text is longer than
-    ``limit`` characters: the exact value for the record, the float for the reader. JSON output keeps the exact
-    strings alone.
-
-    Examples
-    --------
-    >>> from fractions import Fraction
-    >>> with_float(120), with_float(Fraction(1, 3))
-    ('120', '1/3')
-    >>> with_float(2432902008176640000)
-    '2432902008176640000 (~ 2.4329e+18)'
-    >>> with_float(Fraction(10**20 + 1, 3 * 10**19))
-    '100000000000000000001/30000000000000000000 (~ 3.33333)'
-    """
-    from fractions import Fraction
-
-    from polyregions.exact.rationals import format_rational
-
-    exact = Fraction(value)
-    text = format_rational(exact)
-    if len(text) <= limit:
-        return text
-    return f"{text} (~ {float(exact):.6g})"
 
 
 _PICTURES = "_display_picture"

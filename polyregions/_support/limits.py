@@ -151,5 +151,29 @@ def check_at_most(name: str, value: int, *, what: str, unit: str) -> None:
         from polyregions.errors import InvalidInputError
 
         raise InvalidInputError(f"{what}: expected at most {bound:,} {unit}, got {describe_count(value)} (the limit "
-                                f"{name} of polyregions._limits: set the environment variable POLYREGIONS_{name} to "
-                                f"raise it)")
+                                f"{name} of polyregions._support.limits: set the environment variable "
+                                f"POLYREGIONS_{name} to raise it)")
+
+
+#: Digits converted at once by :func:`digits_value`: strings this short always convert, whatever Python's limit on
+#: ``str`` to ``int`` (sys.get_int_max_str_digits, at least 640).
+DIGITS_CHUNK = 600
+
+
+def digits_value(digits: str, what: str, part: str = "number") -> int:
+    """The integer written by ASCII ``digits``, at most :data:`MAX_DIGITS` of them, whatever Python's str limit.
+
+    Examples
+    --------
+    >>> digits_value("12", what="x")
+    12
+    """
+    if len(digits) > MAX_DIGITS:
+        from polyregions.errors import InvalidInputError
+
+        raise InvalidInputError(f"{what}: expected at most {MAX_DIGITS} digits in a {part}, got {len(digits)} digits")
+    if len(digits) <= DIGITS_CHUNK:
+        return int(digits)
+    half = len(digits) // 2  # by halves: a few large multiplications rather than many small ones
+    return digits_value(digits[:half], what, part) * 10 ** (len(digits) - half) + \
+        digits_value(digits[half:], what, part)

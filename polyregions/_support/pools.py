@@ -20,8 +20,8 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator
 
-from polyregions._limits import usable_cores
-from polyregions._signals import deferred_interrupts, interrupt_count
+from polyregions._support.limits import usable_cores
+from polyregions._support.signals import deferred_interrupts, interrupt_count
 
 __all__ = ["process_pool", "submit_all", "stop_pool"]
 
@@ -35,7 +35,7 @@ def process_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
 
     Leaving the block normally waits for the pool to finish; leaving it by an exception (Ctrl-C included)
     kills the workers first (:func:`stop_pool`). More workers than the usable cores count as the cores
-    (:func:`polyregions._limits.usable_cores`): every process pool of the library starts here, so a library
+    (:func:`polyregions._support.limits.usable_cores`): every process pool of the library starts here, so a library
     caller's ``workers=2**40`` is capped as the command line's ``--workers`` is."""
     workers = max(1, min(workers, usable_cores()))
     context = multiprocessing.get_context()
