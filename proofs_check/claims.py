@@ -130,7 +130,7 @@ def layer_hyperplanes(network: Network | StagedNetwork) -> list[int]:
     >>> from proofs_check.stages import Stage
     >>> from fractions import Fraction as F
     >>> relu = Activation((F(0),), (F(0), F(1)), (F(0), F(0)))
-    >>> layer_hyperplanes(StagedNetwork(2, (Stage(((F(1), F(0)),) * 3, (F(0),) * 3, (relu,), ((1, 2),)),)))
+    >>> layer_hyperplanes(StagedNetwork(2, (Stage.dense(((F(1), F(0)),) * 3, (F(0),) * 3, (relu,), ((1, 2),)),)))
     [2]
     """
     if isinstance(network, StagedNetwork):

@@ -104,41 +104,42 @@ def _int_unit(act, act_den: int) -> IntUnit:
                    act.breakpoint_pairs, not act.is_linear, act)
 
 
-def _int_rows(weight) -> tuple[tuple[tuple[tuple[int, ...], Gather | None], ...], int]:
+def _int_rows(rows: Sequence[Sequence[tuple[int, Fraction]]], fan_in: int
+              ) -> tuple[tuple[tuple[tuple[int, ...], Gather | None], ...], int]:
     """The rows over their common denominator; a row with fewer non-zero weights than half its length is kept
     sparse (a convolution's rows read a few inputs each)."""
-    den = math.lcm(*(v.denominator for row in weight for v in row))
-    rows: list[tuple[tuple[int, ...], Gather | None]] = []
-    for row in weight:
-        integers = [v.numerator * (den // v.denominator) for v in row]
-        columns = [j for j, v in enumerate(integers) if v]
-        if 2 * len(columns) < len(integers):
-            rows.append((tuple(integers[j] for j in columns), _gather(columns)))
+    den = math.lcm(*(v.denominator for row in rows for _, v in row))
+    out: list[tuple[tuple[int, ...], Gather | None]] = []
+    for row in rows:
+        if 2 * len(row) < fan_in:
+            out.append((tuple(v.numerator * (den // v.denominator) for _, v in row), _gather([j for j, _ in row])))
         else:
-            rows.append((tuple(integers), None))
-    return tuple(rows), den
+            integers = [0] * fan_in
+            for j, v in row:
+                integers[j] = v.numerator * (den // v.denominator)
+            out.append((tuple(integers), None))
+    return tuple(out), den
 
 
-def _int_stage(weight, bias, activations, groups) -> IntStage:
-    rows, w_den = _int_rows(weight)
+def _int_stage(rows: Sequence[Sequence[tuple[int, Fraction]]], fan_in: int, bias, activations, groups) -> IntStage:
+    int_rows, w_den = _int_rows(rows, fan_in)
     b_den = math.lcm(*(v.denominator for v in bias))
     den = math.lcm(w_den, b_den)
     if den != w_den:
         factor = den // w_den
-        rows = tuple((tuple(w * factor for w in values), gather) for values, gather in rows)
+        int_rows = tuple((tuple(w * factor for w in values), gather) for values, gather in int_rows)
     act_den = math.lcm(*(a.integer_den for a in activations)) if activations else 1
     units = tuple(_int_unit(a, act_den) for a in activations)
     valued = sorted({i for i, u in enumerate(units) if u.neuron} | {m for group in groups for m in group})
     neurons = tuple(i for i, u in enumerate(units) if u.neuron)
     single = tuple((i, *units[i].breakpoints[0]) for i in neurons)
-    columns: list[list[tuple[int, int]]] = [[] for _ in weight[0]]
-    for i, row in enumerate(weight):
-        for j, v in enumerate(row):
-            if v:
-                columns[j].append((i, v.numerator * (den // v.denominator)))
-    relu = bool(units) and len(units) == len(rows) and not groups and all(
+    columns: list[list[tuple[int, int]]] = [[] for _ in range(fan_in)]
+    for i, row in enumerate(rows):
+        for j, v in row:
+            columns[j].append((i, v.numerator * (den // v.denominator)))
+    relu = bool(units) and len(units) == len(int_rows) and not groups and all(
         u.breakpoints == ((0, 1),) and u.slopes == (0, 1) and u.intercepts == (0, 0) for u in units)
-    return IntStage(rows, tuple(v.numerator * (den // v.denominator) for v in bias), den, units, act_den,
+    return IntStage(int_rows, tuple(v.numerator * (den // v.denominator) for v in bias), den, units, act_den,
                     tuple(groups), len(neurons) + len(groups), bool(valued), neurons,
                     single if all(len(units[i].breakpoints) == 1 for i in neurons) else None,
                     tuple(tuple(_int_bounds(units[i].activation, p) for p in range(len(units[i].breakpoints) + 1))
@@ -160,9 +161,11 @@ def integer_stages(network) -> tuple[IntStage, ...]:
     stages = []
     for layer in network.layers:
         if hasattr(layer, "groups"):
-            stages.append(_int_stage(layer.weight, layer.bias, layer.units, layer.groups))
+            stages.append(_int_stage(layer.rows, layer.fan_in, layer.bias, layer.units, layer.groups))
         else:
-            stages.append(_int_stage(layer.weight, layer.bias, [layer.activation] * len(layer.bias), ()))
+            rows = [[(j, v) for j, v in enumerate(row) if v] for row in layer.weight]
+            stages.append(_int_stage(rows, len(layer.weight[0]), layer.bias, [layer.activation] * len(layer.bias),
+                                     ()))
     result = tuple(stages)
     object.__setattr__(network, "_integer_stages", result)  # frozen dataclasses: cache beside the fields
     return result

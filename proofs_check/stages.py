@@ -9,6 +9,10 @@ position of the largest value in the group).
 
 For check 3 a max unit with recorded piece ``p`` stands for one condition per other value ``j`` of its group:
 ``z_p - z_j >= 0``, a pre-activation kept in the closed interval ``[0, inf)``.
+
+A stage's weight is a dense ``weight`` (rows of ``fan_in`` numbers) or, for a large sparse stage (a convolution
+or a pooling selection over thousands of values), ``weight_sparse`` with ``fan_in``: per row, ``[column, number]``
+pairs of its non-zero weights, columns increasing. Either way it is held as sparse rows.
 """
 
 from __future__ import annotations
@@ -30,12 +34,34 @@ _ZERO = Fraction(0)
 _NONNEGATIVE = _make_activation((_ZERO,), (_ZERO, Fraction(1)), _ZERO)
 
 
+SparseRow = tuple[tuple[int, Fraction], ...]  # (column, non-zero weight) pairs, columns increasing
+
+
 @dataclass(frozen=True, eq=False)
 class Stage:
-    weight: tuple[tuple[Fraction, ...], ...]
+    rows: tuple[SparseRow, ...]
+    fan_in: int
     bias: tuple[Fraction, ...]
     units: tuple[Activation, ...]
     groups: tuple[tuple[int, ...], ...]
+
+    @classmethod
+    def dense(cls, weight: Sequence[Sequence[Fraction]], bias: Sequence[Fraction], units: Sequence[Activation],
+              groups: Sequence[tuple[int, ...]]) -> "Stage":
+        """A stage from its dense weight."""
+        rows = tuple(tuple((j, v) for j, v in enumerate(row) if v) for row in weight)
+        return cls(rows, len(weight[0]), tuple(bias), tuple(units), tuple(groups))
+
+    @property
+    def weight(self) -> tuple[tuple[Fraction, ...], ...]:
+        """The dense weight (for small stages: a convolution's would be large)."""
+        dense = []
+        for row in self.rows:
+            values = [_ZERO] * self.fan_in
+            for j, v in row:
+                values[j] = v
+            dense.append(tuple(values))
+        return tuple(dense)
 
     @property
     def width(self) -> int:
@@ -85,12 +111,9 @@ class StagedNetwork:
         entries: list[tuple] = []
         cursor = 0
         for stage in self.layers:
-            ZG = [[sum((w * G[j][i] for j, w in enumerate(row) if w), _ZERO) for i in range(k)]
-                  for row in stage.weight]
-            Zg = [sum((w * g[j] for j, w in enumerate(row) if w), _ZERO) + b for row, b in zip(stage.weight,
-                                                                                          stage.bias)]
-            Zv = [sum((w * values[j] for j, w in enumerate(row) if w), _ZERO) + b for row, b in zip(stage.weight,
-                                                                                               stage.bias)]
+            ZG = [[sum((w * G[j][i] for j, w in row), _ZERO) for i in range(k)] for row in stage.rows]
+            Zg = [sum((w * g[j] for j, w in row), _ZERO) + b for row, b in zip(stage.rows, stage.bias)]
+            Zv = [sum((w * values[j] for j, w in row), _ZERO) + b for row, b in zip(stage.rows, stage.bias)]
             new_G, new_g, new_values = [], [], []
             for i, act in enumerate(stage.units):
                 here = sum(1 for xi in act.breakpoints if xi < Zv[i])
@@ -134,10 +157,8 @@ def read_stages(obj: Any, where: str) -> StagedNetwork:
     stages, fan_in = [], input_dim
     for s, entry in enumerate(stages_obj):
         here = f"{where}.stages[{s}]"
-        check_keys(entry, ("weight", "bias", "activations", "units", "groups"), here)
-        weight = read_matrix(get_key(entry, "weight", here), f"{here}.weight", None, fan_in)
-        if not weight:
-            raise InputError(f"{here}.weight", "expected at least one row, got none")
+        check_keys(entry, ("weight", "weight_sparse", "fan_in", "bias", "activations", "units", "groups"), here)
+        weight = _read_rows(entry, here, fan_in)
         bias = read_vector(get_key(entry, "bias", here), f"{here}.bias", len(weight))
         activations = [read_activation(a, f"{here}.activations[{i}]")
                        for i, a in enumerate(read_list(get_key(entry, "activations", here), f"{here}.activations"))]
@@ -157,7 +178,43 @@ def read_stages(obj: Any, where: str) -> StagedNetwork:
             groups.append(members)
         if len(units) > len(weight):
             raise InputError(f"{here}.units", f"expected at most {len(weight)} units, got {len(units)}")
-        stage = Stage(weight, bias, tuple(units), tuple(groups))
+        stage = Stage(weight, fan_in, bias, tuple(units), tuple(groups))
         stages.append(stage)
         fan_in = stage.width
     return StagedNetwork(input_dim, tuple(stages))
+
+
+def _read_rows(entry: Any, here: str, fan_in: int) -> tuple[SparseRow, ...]:
+    """A stage's weight as sparse rows, from ``weight`` (dense) or ``weight_sparse`` and ``fan_in``."""
+    if ("weight" in entry) == ("weight_sparse" in entry):
+        raise InputError(f"{here}.weight", "expected either weight or weight_sparse (with fan_in), got "
+                                           + ("both" if "weight" in entry else "neither"))
+    if "weight" in entry:
+        if "fan_in" in entry:
+            raise InputError(f"{here}.fan_in", "expected fan_in only beside weight_sparse")
+        dense = read_matrix(entry["weight"], f"{here}.weight", None, fan_in)
+        rows = tuple(tuple((j, v) for j, v in enumerate(row) if v) for row in dense)
+    else:
+        declared = read_int(get_key(entry, "fan_in", here), f"{here}.fan_in", low=1)
+        if declared != fan_in:
+            raise InputError(f"{here}.fan_in", f"expected {fan_in} (the width before the stage), got {declared}")
+        rows = tuple(_sparse_row(row, f"{here}.weight_sparse[{i}]", fan_in)
+                     for i, row in enumerate(read_list(entry["weight_sparse"], f"{here}.weight_sparse")))
+    if not rows:
+        raise InputError(f"{here}.weight", "expected at least one row, got none")
+    return rows
+
+
+def _sparse_row(value: Any, where: str, fan_in: int) -> SparseRow:
+    pairs = []
+    last = -1
+    for p, pair in enumerate(read_list(value, where)):
+        items = read_list(pair, f"{where}[{p}]", 2)
+        column = read_int(items[0], f"{where}[{p}][0]", low=0)
+        weight = read_vector([items[1]], f"{where}[{p}][1]", 1)[0]
+        if column <= last or column >= fan_in or weight == 0:
+            raise InputError(f"{where}[{p}]", f"expected a non-zero weight at a column above {last} and below "
+                                              f"{fan_in}, got column {column} and weight {weight}")
+        pairs.append((column, weight))
+        last = column
+    return tuple(pairs)

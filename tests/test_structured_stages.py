@@ -275,3 +275,29 @@ def test_exports_of_small_graph_networks_still_verify(tmp_path):
     result = subprocess.run([sys.executable, "-m", "proofs_check", "verify", str(path)], capture_output=True,
                             text=True, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_sparse_stage_exports_verify_and_a_changed_sparse_weight_is_rejected(tmp_path, monkeypatch):
+    """Every sparse stage exported as weight_sparse (the form of stages too large for a dense weight): the
+    independent checker reads it, and a weight changed in it fails the check."""
+    import json
+
+    from polyregions.networks import stages_format
+
+    monkeypatch.setattr(stages_format, "SPARSE_EXPORT_ENTRIES", 0)
+    net = maxpool_conv_net(2, 9)
+    complex_ = pr.enumerate_regions(net, _slice(9, 1, 0.25), engine="mesh")
+    path = tmp_path / "complex.json"
+    pr.write_complex_json(complex_, path)
+    document = json.loads(path.read_text())
+    sparse = [s for s in document["network"]["stages"] if "weight_sparse" in s]
+    assert sparse and all("weight" not in s and s["fan_in"] >= 1 for s in sparse)
+    command = [sys.executable, "-m", "proofs_check", "verify"]
+    result = subprocess.run([*command, str(path)], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    row = next(row for row in sparse[0]["weight_sparse"] if row)
+    row[0][1] = "1/7"  # a weight no network of this export has
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(document))
+    result = subprocess.run([*command, str(tampered)], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 1, result.stdout + result.stderr
