@@ -125,7 +125,7 @@ def test_two_workers_give_the_same_store(tmp_path, name, widths, domain):
 def test_facets_no_guess_proves_are_decided_by_certified_programs(tmp_path, monkeypatch, name, widths, domain):
     network = he_normal(widths, seed=5)
     complex_ = enumerate_regions(network, domain, engine="lp")
-    monkeypatch.setattr(_streamed, "_guesses", lambda *args: iter(()))  # every open facet goes to the programs
+    monkeypatch.setattr(_streamed, "guesses", lambda *args: iter(()))  # every open facet goes to the programs
     path = tmp_path / "store.sqlite"
     assert stream_regions(network, domain, path, share_cells=2) == complex_.summary()
     assert _assert_store_holds(path, complex_)["facets"]

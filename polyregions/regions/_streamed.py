@@ -1,13 +1,14 @@
-"""The engine side of a streamed enumeration: layerwise refinement (:mod:`polyregions.regions._refine`) driven
-one share of the first layer's cells at a time, each share turned into rows of the store as soon as it is
-finished, and the facets between shares decided from the store afterwards.
+"""The engine side of a streamed enumeration: the general engine (:mod:`polyregions.regions._general`) driven one
+share of the first layer's cells at a time, each share turned into rows of the store as soon as it is finished,
+and the facets between shares decided from the store afterwards.
 
 The first layer's cells are refined in this process (they are few); the later layers refine each cell
 independently, so a share of them is refined alone, in this process or in a worker, exactly as the workers of
-``refine`` do (``_finished_share``). What the share proves of the adjacency among its own cells is kept; its
-open facets go to the store with their exact points, and :func:`decided_pairs` decides them at the end as
-``_decided`` does (float guesses proved in integers, then the exact lexicographic guess, then certified
-programs), reading the cells across from the store by pattern.
+``refine`` do (:func:`~polyregions.regions._general.workers.finished_share`). What the share proves of the
+adjacency among its own cells is kept; its open facets go to the store with their exact points, and
+:func:`decided_pairs` decides them at the end as :func:`~polyregions.regions._general.adjacency.decided` does
+(float guesses proved in integers, then the exact lexicographic guess, then certified programs), reading the
+cells across from the store by pattern.
 """
 
 from __future__ import annotations
@@ -20,25 +21,25 @@ from functools import partial
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequence
 
 import numpy as np
-from flint import fmpq_mat
 
 from polyregions.errors import InvalidInputError
 from polyregions.exact.lp import Backend
 from polyregions.regions import _cell_programs as cp
 from polyregions.regions._cell_programs import Point, Row
-from polyregions.regions._general.adjacency import Candidate, by_programs
-from polyregions.regions._general.adjacency import CellsByPattern as _CellsByPattern
-from polyregions.regions._general.adjacency import Facets as _Facets
-from polyregions.regions._general.adjacency import FloatPatterns as _FloatPatterns
-from polyregions.regions._general.adjacency import Proved as _Proved
-from polyregions.regions._general.adjacency import float_guesses as _float_guesses
-from polyregions.regions._general.adjacency import guesses as _guesses
-from polyregions.regions._general.cells import Cell as _Cell
-from polyregions.regions._general.cells import interior
-from polyregions.regions._general.cells import unboxed as _unboxed
-from polyregions.regions._general.cuts import refined as _refined
+from polyregions.regions._general.adjacency import (
+    Candidate,
+    CellsByPattern,
+    Facets,
+    FloatPatterns,
+    Proved,
+    by_programs,
+    float_guesses,
+    guesses,
+)
+from polyregions.regions._general.cells import NO_MAP, Cell, interior, unboxed
+from polyregions.regions._general.cuts import refined
 from polyregions.regions._general.refine import domain_cell
-from polyregions.regions._general.workers import finished_share as _finished_share
+from polyregions.regions._general.workers import finished_share
 from polyregions.regions._store import ShareRecords, Store
 from polyregions.regions.region import Region
 
@@ -55,7 +56,6 @@ __all__ = ["FirstLayer", "first_layer", "pattern_itemsize", "encoded", "decoded"
 #: 30 MB, whatever the size of the run; larger shares would leave fewer facets between shares for the end, but
 #: the memory of a share (times the shares in flight in a pool) is what has to stay flat.
 SHARE_REGIONS = 2048
-_NO_MAP = fmpq_mat(0, 0)
 _FACETS_PER_CHUNK = 1024  # open facets decided together: one float pass, and the cells they read (a few MB)
 
 
@@ -64,7 +64,7 @@ class FirstLayer:
     """The first layer's cells (sorted by pattern) and what refining them further needs."""
 
     net: "Network"            # the network in domain coordinates
-    cells: tuple[_Cell, ...]
+    cells: tuple[Cell, ...]
     layers: tuple              # the later layers
     box: frozenset[Row]        # the certified box's rows of an unbounded domain cut by vertices, else empty
 
@@ -74,7 +74,7 @@ def first_layer(network: "Network", domain: "Domain", backend: Backend, bar=None
     ``VERTEX_DIMENSION``, an unbounded domain within the certified vertex box)."""
     net = network.restrict(domain.origin, domain.directions)
     start, box = domain_cell(net, domain, backend)
-    cells = _refined([start], net.layers[:1], backend, bar, box=box)
+    cells = refined([start], net.layers[:1], backend, bar, box=box)
     return FirstLayer(net, tuple(sorted(cells, key=lambda cell: cell.pattern)), tuple(net.layers[1:]), box)
 
 
@@ -111,15 +111,15 @@ def switched_neurons(first: Sequence[int], second: Sequence[int]) -> str:
     return ",".join(str(n) for n, (a, b) in enumerate(zip(first, second)) if a != b)
 
 
-def share_records(cells: Sequence[_Cell], layers: Sequence, backend: Backend, box: frozenset[Row],
+def share_records(cells: Sequence[Cell], layers: Sequence, backend: Backend, box: frozenset[Row],
                   net: "Network", first: int, itemsize: int) -> ShareRecords:
-    """A share of the first layer's cells refined by the later layers (``_finished_share``), as rows of the
+    """A share of the first layer's cells refined by the later layers (``finished_share``), as rows of the
     store: regions in pattern order without the certified box's rows, the pairs proved among them, and the
     facets left open with their exact points."""
     # Without flips: every pair proved lies within the share, and every other facet keeps its point in the store.
-    finished, proved, open_facets = _finished_share(list(cells), list(layers), backend, box, net, flipping=False)
+    finished, proved, open_facets = finished_share(list(cells), list(layers), backend, box, net, flipping=False)
     if box:
-        finished = [_unboxed(cell, box) for cell in finished]
+        finished = [unboxed(cell, box) for cell in finished]
     finished.sort(key=lambda cell: cell.pattern)
     index = {cell.pattern: i for i, cell in enumerate(finished)}
     regions = [(encoded(cell.pattern, itemsize), cell.domain_rows, _matrix_text(row[:-1] for row in cell.rows),
@@ -191,15 +191,15 @@ def _region(pattern: tuple[int, ...], rows: tuple[Row, ...], interior: str, net:
 
 
 def _cell(pattern: tuple[int, ...], rows: tuple[Row, ...], domain_rows: int,
-          facet_points: tuple[Optional[Point], ...] = ()) -> _Cell:
-    return _Cell(rows, None, None, pattern, _NO_MAP, _NO_MAP, facet_points, domain_rows)
+          facet_points: tuple[Optional[Point], ...] = ()) -> Cell:
+    return Cell(rows, None, None, pattern, NO_MAP, NO_MAP, facet_points, domain_rows)
 
 
 def _stored_cell(store: Store, itemsize: int, ids: dict[tuple[int, ...], int]
-                 ) -> Callable[[tuple[int, ...]], Optional[_Cell]]:
+                 ) -> Callable[[tuple[int, ...]], Optional[Cell]]:
     """A reader of the cell of a pattern from the store (None when no region has it), recording its region id in
     ``ids``."""
-    def read(pattern: tuple[int, ...]) -> Optional[_Cell]:
+    def read(pattern: tuple[int, ...]) -> Optional[Cell]:
         found = store.region_by_pattern(encoded(pattern, itemsize))
         if found is None:
             return None
@@ -226,11 +226,11 @@ def decided_pairs(store: Store, net: "Network", backend: Backend, itemsize: int,
     """The pairs of regions (ids, two columns) proved to share the store's open facets, as ``_decided``
     decides them: float guesses and the exact lexicographic one proved in integers against the cell read
     from the store, and certified programs for the facets where every guess fails."""
-    floats = _FloatPatterns(net)
+    floats = FloatPatterns(net)
     found: list[np.ndarray] = []
-    unproved: list[tuple[int, _Cell, int, Region]] = []
+    unproved: list[tuple[int, Cell, int, Region]] = []
     for group in _grouped(store.open_facets(), chunk):
-        own: dict[tuple[int, ...], tuple[_Cell, int]] = {}
+        own: dict[tuple[int, ...], tuple[Cell, int]] = {}
         regions: dict[int, Region] = {}
         wanted_rows: list[tuple[int, int]] = []
         for region_id, facets in _by_region(group):
@@ -246,14 +246,14 @@ def decided_pairs(store: Store, net: "Network", backend: Backend, itemsize: int,
         # The cells of the facets being decided, and the others read from the store when a guess names them
         # (kept for one chunk of facets).
         ids = {pattern: region for pattern, (_, region) in own.items()}
-        stored = _CellsByPattern(_stored_cell(store, itemsize, ids), ((p, cell) for p, (cell, _) in own.items()))
-        facets_ = _Facets(stored)
+        stored = CellsByPattern(_stored_cell(store, itemsize, ids), ((p, cell) for p, (cell, _) in own.items()))
+        facets_ = Facets(stored)
         wanted = [(cells_by_id[region_id], row) for region_id, row in wanted_rows]
-        across: _Proved = set()
-        for (cell, i), (region_id, _), float_guess in zip(wanted, wanted_rows, _float_guesses(wanted, floats)):
+        across: Proved = set()
+        for (cell, i), (region_id, _), float_guess in zip(wanted, wanted_rows, float_guesses(wanted, floats)):
             region = regions[region_id]
             if any(facets_.prove(cell, i, guess, across)
-                   for guess in _guesses(float_guess, floats, net, cell, i, region)):
+                   for guess in guesses(float_guess, floats, net, cell, i, region)):
                 continue
             unproved.append((region_id, cell, i, region))
         found.append(np.array([sorted((ids[p], ids[q])) for (p, q), _ in across],
@@ -272,7 +272,7 @@ def _by_region(group: list[tuple]) -> Iterator[tuple[int, list[tuple]]]:
             start = end
 
 
-def _by_programs(store: Store, unproved: list[tuple[int, _Cell, int, Region]], net: "Network", backend: Backend,
+def _by_programs(store: Store, unproved: list[tuple[int, Cell, int, Region]], net: "Network", backend: Backend,
                  itemsize: int) -> np.ndarray:
     """The regions sharing the facets no guess proved, among every stored region with a facet on the same
     hyperplane from the other side, each decided by a certified program (:func:`by_programs` over one pass of the
