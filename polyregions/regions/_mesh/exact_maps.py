@@ -109,6 +109,11 @@ class ExactMaps:
         # A sparse layer's residues: (primes, non-zero weights), in its rows' order.
         self.W_mod = [residues(W) for W in self.weight_int]
         self._csr_mod: dict[int, list] = {}
+        # The maps of the last two levels asked for (level, ids, units) -> maps, for the run of (pieces,
+        # ancestors) they were computed in: layer q + 1's rows then start from layer q's maps, not from the root
+        # (otherwise a network of L layers costs L^2 / 2 layer products). Bounded in bytes.
+        self._recent: dict[tuple[int, bytes, bytes | None], np.ndarray] = {}
+        self._recent_run: tuple[list, list] | None = None
         self.b_mod = [residues(v) for v in self.bias_int]
         self.xi_mod: list[np.ndarray | None] = [residues(v) if v else None for v in self.xi_int]
         self.slope_mod = [residues(v) for v in self.slope_int]
@@ -280,17 +285,43 @@ class ExactMaps:
     def _maps(self, s: int, ids: np.ndarray, pieces: list, ancestors: list,
               units: np.ndarray | None = None) -> np.ndarray:
         """Layer ``s``'s pre-activation maps (primes, width, len(ids), k+1) on level-``s`` regions ``ids``
-        (sorted, distinct), from their parents' maps, recursively: of the units ``units`` only (sorted, distinct;
+        (sorted, distinct), from their parents' maps, layer by layer: of the units ``units`` only (sorted, distinct;
         all when None); a sparse layer asks the layer before for the columns those units read only."""
-        if s == 0:
+        # Down the layers to the root, then up again: a recursion would meet Python's limit at ~1,000 layers.
+        if self._recent_run is None or self._recent_run[0] is not pieces or self._recent_run[1] is not ancestors:
+            self._recent, self._recent_run = {}, (pieces, ancestors)  # another run: its region ids mean others
+        top = (s, ids, units)
+        levels: list[tuple[int, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]] = []
+        Z: np.ndarray | None = None
+        while s > 0:
+            Z = self._recent.get(_key(s, ids, units))
+            if Z is not None:
+                break
+            parents = ancestors[s - 1][ids] if s > 1 else np.zeros(ids.size, dtype=np.int64)
+            up, position = np.unique(parents, return_inverse=True)
+            columns = self._row_columns(s, units)
+            levels.append((s, ids, position, columns, units))
+            s, ids, units = s - 1, up, columns
+        if Z is None:
             root = self._root()
-            return root if units is None else root[:, units]
-        parents = ancestors[s - 1][ids] if s > 1 else np.zeros(ids.size, dtype=np.int64)
-        up, position = np.unique(parents, return_inverse=True)
-        columns = self._row_columns(s, units)
-        Z = self._maps(s - 1, up, pieces, ancestors, columns)
-        H = self._activate(s - 1, Z[:, :, position, :], self._pieces(pieces, s - 1, ids, columns))
-        return self._affine(s, H, units, columns)
+            Z = root if units is None else root[:, units]
+        for s, ids, position, columns, units in reversed(levels):
+            H = self._activate(s - 1, Z[:, :, position, :], self._pieces(pieces, s - 1, ids, columns))
+            Z = self._affine(s, H, units, columns)
+        self._remember(top, Z)
+        return Z
+
+    def _remember(self, top: tuple[int, np.ndarray, np.ndarray | None], Z: np.ndarray) -> None:
+        """Keep ``Z``, the maps of ``top`` = (level, ids, units), with those of its level and the one before
+        (read-only: callers share them), within :data:`_RECENT_BYTES`."""
+        level = top[0]
+        if level == 0:
+            return
+        recent = {key: value for key, value in self._recent.items() if key[0] >= level - 1}
+        if sum(value.nbytes for value in recent.values()) + Z.nbytes <= _RECENT_BYTES:
+            Z.flags.writeable = False
+            recent[_key(*top)] = Z
+        self._recent = recent
 
     def _pieces(self, pieces: list, s: int, level: np.ndarray, columns: np.ndarray | None = None) -> np.ndarray:
         if pieces[s] is None:  # an affine layer: one piece
@@ -337,6 +368,14 @@ def _small_integers(values) -> np.ndarray:
 # loading FLINT for these few tests would cost a run more than the tests themselves.
 _WITNESSES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37)
 _DETERMINISTIC_BELOW = 318665857834031151167461
+
+
+_RECENT_BYTES = 64 << 20
+
+
+def _key(s: int, ids: np.ndarray, units: np.ndarray | None) -> tuple[int, bytes, bytes | None]:
+    return s, np.ascontiguousarray(ids, dtype=np.int64).tobytes(), \
+        None if units is None else np.ascontiguousarray(units, dtype=np.int64).tobytes()
 
 
 def _is_prime(n: int) -> bool:
