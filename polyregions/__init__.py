@@ -59,6 +59,7 @@ _EXPORTS = {
                          "maxout_serra_bound", "maxout_montufar_bound", "conv_receptive_fields", "conv_field_entries",
                          "conv_layer_bound", "conv_bound", "xiong_conv_bound"],
     ".measures.topology": ["DecisionTopology", "SetTopology", "decision_topology"],
+    ".measures.persistence": ["Persistence", "PersistencePair", "CriticalPoint", "persistence"],
     ".measures.local": ["LocalComplexity", "local_complexity", "load_points"],
     ".measures.statistics": ["RegionStatistics", "region_statistics"],
 }
@@ -97,6 +98,7 @@ if TYPE_CHECKING:
     from polyregions.measures.distances import Distances, boundary_distances, exact_distance
     from polyregions.measures.faces import face_complex
     from polyregions.measures.local import LocalComplexity, load_points, local_complexity
+    from polyregions.measures.persistence import CriticalPoint, Persistence, PersistencePair, persistence
     from polyregions.measures.statistics import RegionStatistics, region_statistics
     from polyregions.measures.topology import DecisionTopology, SetTopology, decision_topology
     from polyregions.measures.trajectories import Trajectory, regions_along_lines, trajectory

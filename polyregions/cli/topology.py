@@ -1,5 +1,5 @@
-"""``polyregions topology NETWORK (--box LO,HI | --domain FILE) [--field GF2|Q] [--json]``: Betti numbers of decision
-regions."""
+"""``polyregions topology NETWORK (--box LO,HI | --domain FILE) [--field GF2|Q] [--persistence] [--json]``: Betti
+numbers of decision regions, and with ``--persistence`` the sublevel persistence diagram and PL Morse points."""
 
 from __future__ import annotations
 
@@ -36,6 +36,10 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--field", default="GF2", choices=tuple(_FIELDS),
                         help="the coefficients of the homology: GF2 (integers modulo 2, the default) or Q (the "
                              "rationals)")
+    parser.add_argument("--persistence", action="store_true",
+                        help="also the persistence diagram of the sublevel sets f <= t of a one-output network "
+                             "(exact births and deaths; pairs of zero persistence counted, not listed) and its PL "
+                             "Morse critical points with their index")
     add_json_option(parser)
     add_engine_option(parser)
     add_progress_options(parser)
@@ -55,6 +59,13 @@ def run(args) -> int:
     result = decision_topology(network, domain, field=_FIELDS[args.field], engine=args.engine,
                                 progress=wants_progress(args))
     summary = result.summary()
+    diagram = None
+    if args.persistence:
+        from polyregions.measures.persistence import persistence
+
+        diagram = persistence(network, domain, field=_FIELDS[args.field], engine=args.engine,
+                              progress=wants_progress(args))
+        summary["persistence"] = diagram.summary()
     if args.json:
         print(json.dumps(summary))
         return 0
@@ -67,7 +78,30 @@ def run(args) -> int:
         print("(~: a coordinate rounded for reading; --json gives every witness point exactly)")
     print(f"over {result.field}, {'exact' if result.exact else 'NOT exact'}, "
           f"{len(result.faces.faces)} faces of the refined complex")
+    if diagram is not None:
+        _print_persistence(diagram)
     return 0
+
+
+def _print_persistence(diagram) -> None:
+    """The diagram as intervals ``H_k [birth, death)``, then the critical points, then the counts."""
+    print("persistence of the sublevel sets f <= t:")
+    for k, birth, death in diagram.pairs:
+        end = "inf" if death == float("inf") else _exact_text(death)
+        print(f"  H{k} [{_exact_text(birth)}, {end})")
+    zero = sum(diagram.zero_pairs)
+    print(f"  ({zero} pair{'' if zero == 1 else 's'} of zero persistence not listed)")
+    print(f"{len(diagram.critical_points)} critical point{'' if len(diagram.critical_points) == 1 else 's'} "
+          f"(index counts {', '.join(map(str, diagram.morse_counts))}):")
+    for p in diagram.critical_points[:_SHOWN]:
+        where = " on the boundary" if p.boundary else ""
+        print(f"  index {p.index} at {_point_text(p.point)}{where}, f = {_exact_text(p.value)}; reduced Betti "
+              f"numbers of the lower link {', '.join(map(str, p.lower_link_betti))} (from degree -1)")
+    if len(diagram.critical_points) > _SHOWN:
+        print(f"  ... {len(diagram.critical_points) - _SHOWN} more (--json lists them all)")
+
+
+_SHOWN = 20  # critical points printed as text
 
 
 _LONG = 16  # exact coordinates longer than this are shown rounded (polyregions.cli._text.LONG_EXACT)
