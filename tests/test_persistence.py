@@ -278,3 +278,17 @@ def test_time_beside_the_enumeration():
         whole.append(time.perf_counter() - middle)
     check_invariants(result)
     assert min(whole) < 6 * min(enumeration)
+
+
+def test_pictures(tmp_path):
+    pytest.importorskip("matplotlib")
+    from polyregions.plotting import diagram_points, plot_barcode, plot_persistence_diagram
+
+    result = persistence(annulus(-1), pr.box([-2, -2], [2, 2]))
+    points, low, top = diagram_points(result)
+    assert len(points) == 6 and low == -2.5 and top > 0.5 and (0, -2.5, top) in points
+    ax = plot_persistence_diagram(result)
+    assert len(ax.collections) == 2  # H0 and H1
+    ax = plot_barcode(result)
+    ax.figure.savefig(tmp_path / "barcode.png")
+    assert (tmp_path / "barcode.png").stat().st_size > 0

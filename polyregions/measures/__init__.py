@@ -19,7 +19,7 @@ _EXPORTS = {
                 "FieldEntries", "conv_receptive_fields", "conv_field_entries", "conv_layer_bound", "conv_bound",
                 "xiong_conv_bound"],
     ".topology": ["SetTopology", "DecisionTopology", "decision_topology"],
-    ".persistence": ["Persistence", "PersistencePair", "CriticalPoint", "persistence"],
+    ".persistence": ["Persistence", "PersistencePair", "CriticalPoint"],  # the function: pr.persistence
     ".local": ["LocalComplexity", "local_complexity", "load_points"],
     ".statistics": ["RegionStatistics", "region_statistics"],
 }
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from polyregions.measures.distances import Distances, ExactDistance, boundary_distances, exact_distance
     from polyregions.measures.faces import ComplexFace, FaceComplex, face_complex
     from polyregions.measures.local import LocalComplexity, load_points, local_complexity
-    from polyregions.measures.persistence import CriticalPoint, Persistence, PersistencePair, persistence
+    from polyregions.measures.persistence import CriticalPoint, Persistence, PersistencePair
     from polyregions.measures.statistics import RegionStatistics, region_statistics
     from polyregions.measures.theorem3 import theorem3_comparison
     from polyregions.measures.topology import DecisionTopology, SetTopology, decision_topology

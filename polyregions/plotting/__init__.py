@@ -15,6 +15,8 @@ exact helpers (polygons, intervals, layouts) work without it.
 :func:`plot_region_counts`                region counts during training, one curve per run
 :func:`plot_snapshots`                    regions and decision regions at several epochs
 :func:`plot_checkpoint_history`           counts, boundary, local complexity and matching through checkpoints
+:func:`plot_persistence_diagram`          a sublevel persistence diagram (exact values rounded for drawing)
+:func:`plot_barcode`                      its barcode
 ========================================  ================================================================
 
 Examples
@@ -41,6 +43,7 @@ from polyregions.plotting.colors import class_colors, distinct_colors
 from polyregions.plotting.dynamics import plot_region_counts, plot_snapshots
 from polyregions.plotting.graph import Graph1D, graph_1d, plot_graph, region_intervals
 from polyregions.plotting.layers import layer_complexes, plot_layers, truncations
+from polyregions.plotting.persistence import diagram_points, plot_barcode, plot_persistence_diagram
 from polyregions.plotting.polygons import (
                            Polygon,
                            clip,
@@ -61,6 +64,9 @@ __all__ = [
     "plot_region_counts",
     "plot_snapshots",
     "plot_checkpoint_history",
+    "plot_persistence_diagram",
+    "plot_barcode",
+    "diagram_points",
     "checkpoint_positions",
     "save_figure",
     "SAVE_FORMATS",
