@@ -340,8 +340,8 @@ def test_local_functions_are_inlined_and_half_precision_weights_read_exactly():
 @pytest.mark.parametrize("nodes, message", [
     ([helper.make_node("Dropout", ["x"], ["d", "mask"]), helper.make_node("Add", ["d", "mask"], ["y"])],
      r"node 'y' \(Add\): input 'mask': expected a tensor or a constant, got a dropout's mask"),
-    ([helper.make_node("MaxPool", ["x"], ["p", "i"], kernel_shape=[2]), helper.make_node("Relu", ["i"], ["y"])],
-     r"node 'y' \(Relu\): input 'i': expected a tensor or a constant, got the indices of a maximum"),
+    ([helper.make_node("MaxPool", ["x"], ["m", "j"], kernel_shape=[2]), helper.make_node("Relu", ["j"], ["y"])],
+     r"node 'y' \(Relu\): input 'j': expected a tensor or a constant, got the indices of a maximum"),
     ([helper.make_node("Relu", ["nowhere"], ["y"])], r"node 'y' \(Relu\): input 'nowhere': expected the graph's "
                                                      r"input, an initializer or an earlier node's output"),
     ([helper.make_node("Range", ["x", "i", "i"], ["y"])], r"node 'y' \(Range\): expected constant inputs \(a shape "

@@ -2,13 +2,17 @@
 
 Families (each a list of cases built here, deterministically, from a few parameters):
 
-* **depth**: networks of 1,100 layers (network/1 and chains of network/2 nodes), bounds and sweeps of 331 to
-  1,100 layers: counted, never a RecursionError;
+* **depth**: networks of 1,100 layers (network/1 and chains of network/2 nodes, by the LP and the default
+  engine), bounds and sweeps of 331 to 1,100 layers: counted, never a RecursionError;
 * **declared sizes**: shapes, paddings, kernels and dimensions declared in a few bytes (an input of
   ``[100000, 100000, 100000]``, a padding of 10^30, a concatenation of 100,000 copies, an arrangement of
   dimension 10^30): refused by name before anything of that size is allocated; worker counts up to 2^40 capped;
 * **purpose-free slowness**: 10,000 parallel hyperplanes (the answer is 10,001 regions) counted at once; a
   polygon of 400 rows through one vertex (its boundedness decided by one program in two variables);
+* **onnx structure** (:mod:`fuzz.onnx_structure`): ONNX files built with ``onnx.helper`` whose nodes lack inputs
+  or outputs or reuse a name, whose attributes are missing, infinite or out of range (stride 0, groups 3 of 2
+  channels, a float shape, dropout in training mode), whose initializers' data do not fit their dims or whose dims
+  declare 10^10 entries: refused naming the file and the node or field;
 * **special files with model extensions**: FIFOs and devices named ``.onnx``, ``.pt``, ``.pt2``, ``.pth``
   refused before onnx or torch open them;
 * **pickles that run code** (in :mod:`test_fuzz`): refused, the code never runs;
@@ -29,6 +33,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from fuzz.corpus import NET, Case, Directory, Fifo
+from fuzz.onnx_structure import ONNX_STRUCTURE_CASES, ONNX_STRUCTURE_LIBRARY_CASES
 
 __all__ = ["ABUSE_CASES", "ABUSE_ACCEPTED", "EXACT_CASES", "LIBRARY_ABUSE_CASES", "LIBRARY_ACCEPTED",
            "deep_network", "deep_graph", "evil_pickle", "fan_polygon"]
@@ -67,7 +72,12 @@ _SEGMENT_1D = {"type": "segment", "start": [-1], "end": [1]}
 
 
 def _depth_cases() -> Iterator[Case]:
-    """Deep networks counted, by the LP engine (the mesh engine's exact maps still recurse over layers)."""
+    """Deep networks counted, by the LP engine and by the default (mesh) engine."""
+    for domain, option in (("box", ("--box", "-1,1")), ("segment", ("--domain", "seg.json"))):
+        yield Case(f"depth: {DEPTH}-layer network/1 counted on a {domain} by the default engine",
+                   ("regions", "deep.json", *option, "--json"),
+                   (("deep.json", deep_network(DEPTH, 2, 2)), ("seg.json", _SEGMENT)), status=0, heavy=True,
+                   tags=("depth",))
     domains = {"box": ("--box", "-1,1"), "segment": ("--domain", "seg.json")}
     for kind, document in (("network/1", deep_network(DEPTH, 2, 2)), ("network/2 chain", deep_graph(DEPTH, 2))):
         for domain, option in domains.items():
@@ -320,7 +330,7 @@ def _mkdir(name: str) -> str:
 
 
 #: Bad library calls of the second corpus, as :data:`fuzz.library.LIBRARY_CASES`.
-LIBRARY_ABUSE_CASES = _library_cases()
+LIBRARY_ABUSE_CASES = _library_cases() + ONNX_STRUCTURE_LIBRARY_CASES
 
 
 #: Library calls that used to fail (RecursionError) and must now answer: (name, call).
@@ -381,7 +391,7 @@ def _pickle_cases() -> Iterator[Case]:
 
 def _all() -> tuple[list[Case], list[Case]]:
     cases = [*_size_cases(), *_model_file_cases(), *_pickle_cases(),
-             *[c for c in _worker_cases() if c.status != 0]]
+             *[c for c in _worker_cases() if c.status != 0], *ONNX_STRUCTURE_CASES]
     accepted = [*_depth_cases(), *_slow_cases(), *_polygon_cases(), *[c for c in _worker_cases() if c.status == 0]]
     names = [case.name for case in cases + accepted]
     duplicates = {name for name in names if names.count(name) > 1}

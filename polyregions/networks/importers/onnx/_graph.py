@@ -27,8 +27,13 @@ def read_graph(model: Any, what: str, onnx: Any) -> GraphNetwork:
     graph = model.graph
     values: dict[str, Any] = {}
     for tensor in graph.initializer:
+        if tensor.name in values:
+            raise InvalidInputError(f"{what}: initializer '{tensor.name}': expected a name of its own, got the name "
+                                    f"of an earlier initializer")
         try:
             values[tensor.name] = from_proto(tensor, onnx)
+        except Unsupported as error:  # dims that do not fit the data, or declare too much
+            raise InvalidInputError(f"{what}: initializer '{tensor.name}': {error}") from None
         except Exception as error:  # external data not loaded, unknown types: onnx's own errors
             raise InvalidInputError(f"{what}: initializer '{tensor.name}': expected a tensor onnx can read, got "
                                     f"{type(error).__name__}: {str(error)[:200]}") from None
@@ -81,6 +86,15 @@ def _read_node(node: Any, values: dict[str, Any], builder: GraphBuilder, what: s
             listed = ", ".join(sorted(TRANSLATORS))
             note = " (not piecewise linear)" if node.op_type in NOT_PIECEWISE_LINEAR else ""
             raise Unsupported(f"expected one of the operators {listed}, got {node.op_type}{note}")
+        named = [name for name in node.output if name]
+        if not named:
+            raise Unsupported("output: expected at least one named output, got none")
+        for i, name in enumerate(named):
+            if name in values or name in named[:i]:
+                held = "another of its outputs" if name in named[:i] else \
+                    "an earlier value (the graph's input, an initializer or an output)"
+                raise Unsupported(f"output '{name}': expected a name of its own (each value is assigned once), "
+                                  f"got the name of {held}")
         inputs = [_input(values, name) if name else None for name in node.input]
         result = translator(Node(node, inputs, _attributes(node, onnx), builder, onnx))
     except Unsupported as error:

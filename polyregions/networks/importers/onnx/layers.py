@@ -63,14 +63,21 @@ def _matmul(n: Node) -> Any:
     return call(n.b, "matmul", [n.value(0), n.value(1)])
 
 
+def _finite(n: Node, name: str, default: float) -> Fraction:
+    """The float attribute ``name`` exactly, refused when infinite or NaN."""
+    value = n.attrs.get(name, default)
+    if not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise Unsupported(f"{name}: expected a finite number, got {value!r}")
+    return Fraction(value)
+
+
 @translator("Gemm")
 def _gemm(n: Node) -> Any:
     a = n.value(0)
     matrix = n.constant(1, "B")
     if matrix.ndim != 2:
         raise Unsupported(f"B: expected a matrix, got shape {list(matrix.shape)}")
-    alpha = Fraction(float(n.attrs.get("alpha", 1.0)))
-    beta = Fraction(float(n.attrs.get("beta", 1.0)))
+    alpha, beta = _finite(n, "alpha", 1.0), _finite(n, "beta", 1.0)
     weight = matrix if n.attrs.get("transB", 0) else matrix.T  # (out, in)
     if alpha != 1:
         weight = exact_array(weight) * alpha
@@ -157,19 +164,24 @@ def _max(n: Node) -> Any:
 @translator("BatchNormalization")
 def _batch_norm(n: Node) -> Any:
     training = bool(n.attrs.get("training_mode", 0)) or any(n.proto.output[1:])  # older opsets: more outputs
-    eps = float(n.attrs.get("epsilon", float(np.float32(1e-5))))
+    eps = float(_finite(n, "epsilon", float(np.float32(1e-5))))
     return call(n.b, "batch_norm", [n.value(0), n.value(1), n.value(2), n.value(3), n.value(4), training, 0.1, eps])
 
 
 @translator("Dropout")
 def _dropout(n: Node) -> Any:
     training = n.constant(2, "training_mode") if n.has(2) else None
-    ratio = n.constant(1, "ratio") if n.has(1) else n.attrs.get("ratio", 0.5)
     if "is_test" in n.attrs and not n.attrs["is_test"]:
         training = np.asarray(True)
-    if training is not None and bool(np.asarray(training).reshape(-1)[0]) and float(np.asarray(ratio).reshape(-1)[0]):
-        raise Unsupported("training_mode: expected false (inference: dropout is the identity), got true (dropout "
-                          "zeroes random units)")
+    # In training mode, even with a ratio of 0 (the identity), the model was exported for training: refused.
+    if training is not None:
+        flags = np.asarray(training).reshape(-1)
+        if flags.size != 1:
+            raise Unsupported(f"training_mode: expected one boolean, got {flags.size} entries")
+        if bool(flags[0]):
+            field, wanted, got = ("is_test", "1", "0") if "is_test" in n.attrs else ("training_mode", "false", "true")
+            raise Unsupported(f"{field}: expected {wanted} (inference: dropout is the identity), got {got} "
+                              f"(dropout zeroes random units)")
     return n.value(0), Unusable("a dropout's mask (random in training, all ones in inference)")
 
 

@@ -17,6 +17,7 @@ from polyregions.networks.importers.onnx._nodes import (
     TRANSLATORS,
     Node,
     Translator,
+    integers,
     translator,
 )
 from polyregions.networks.importers.operators import call
@@ -53,7 +54,7 @@ for _name, _entry_name in (("ReduceMax", "amax"), ("ReduceMin", "amin"), ("Reduc
 @translator("Reshape")
 def _reshape(n: Node) -> Any:
     x = n.value(0)
-    target = [int(v) for v in n.constant(1, "shape").reshape(-1).tolist()]
+    target = integers(n.constant(1, "shape"), "shape")
     shape = x.shape if is_symbolic(x) else constant_array(x, "data").shape
     if not n.attrs.get("allowzero", 0):  # a 0 copies the input's size on that axis
         if any(v == 0 and i >= len(shape) for i, v in enumerate(target)):
@@ -89,7 +90,12 @@ def _transpose(n: Node) -> Any:
 
 @translator("Concat")
 def _concat(n: Node) -> Any:
-    return call(n.b, "cat", [[v for v in n.inputs if v is not None], int(n.attrs.get("axis", 0))])
+    tensors = [v for v in n.inputs if v is not None]
+    if not tensors:
+        raise Unsupported("inputs: expected at least one tensor to concatenate, got none")
+    if "axis" not in n.attrs:
+        raise Unsupported("axis: expected the axis to concatenate on (a required attribute), got none")
+    return call(n.b, "cat", [tensors, int(n.attrs["axis"])])
 
 
 @translator("Squeeze")
