@@ -8,7 +8,8 @@ Families (each a list of cases built here, deterministically, from a few paramet
   ``[100000, 100000, 100000]``, a padding of 10^30, a concatenation of 100,000 copies, an arrangement of
   dimension 10^30): refused by name before anything of that size is allocated; worker counts up to 2^40 capped;
 * **purpose-free slowness**: 10,000 parallel hyperplanes (the answer is 10,001 regions) counted at once; a
-  polygon of 400 rows through one vertex (its boundedness decided by one program in two variables);
+  polygon of 400 or 1,000 rows through one vertex (its boundedness decided by one program in two variables; the mesh
+  engine's polygon by one angular pass);
 * **onnx structure** (:mod:`fuzz.onnx_structure`): ONNX files built with ``onnx.helper`` whose nodes lack inputs
   or outputs or reuse a name, whose attributes are missing, infinite or out of range (stride 0, groups 3 of 2
   channels, a float shape, dropout in training mode), whose initializers' data do not fit their dims or whose dims
@@ -193,6 +194,13 @@ def _polygon_cases() -> Iterator[Case]:
                    ("regions", "net.json", "--domain", "fan.json", "--engine", "lp", "--json"),
                    (("net.json", net), ("fan.json", fan_polygon(400, bounded))), status=0, heavy=bounded,
                    tags=("slow",))
+    for rows in (400, 1000):  # the mesh engine's domain polygon: one angular pass, not every pair of rows
+        yield Case(f"slow: a {rows}-row polygon through one vertex, cut by a bounding row, default engine",
+                   ("regions", "net.json", "--domain", "fan.json", "--json"),
+                   (("net.json", net), ("fan.json", fan_polygon(rows, True))), status=0, heavy=rows == 400,
+                   tags=("slow",))
+    yield Case("slow: a 400-row unbounded cone, default engine", ("regions", "net.json", "--domain", "fan.json"),
+               (("net.json", net), ("fan.json", fan_polygon(400, False))), status=0, tags=("slow",))
 
 
 # --- special files with the extensions of model formats -----------------------------------------------------------

@@ -348,21 +348,17 @@ def _to_double(value: int) -> float:
 
 
 def _polygon(A, b) -> tuple[list[tuple[Fraction, Fraction]], list[int]]:
-    """The corners of the bounded polygon ``A t <= b`` counter-clockwise, and for corner ``i`` the row whose
-    line carries the edge from corner ``i`` to corner ``i + 1``."""
+    """The corners of the bounded polygon ``A t <= b`` counter-clockwise (from the first, by angle about their
+    centroid, on or after the direction (1, 0)), and for corner ``i`` the first row whose line carries the edge
+    from corner ``i`` to corner ``i + 1``: exactly, in O(m log m) (rows sorted by the angle of their normals,
+    then one pass; a polygon of m rows through one vertex is not m^3 exact comparisons)."""
     m = len(A)
-    found: set[tuple[Fraction, Fraction]] = set()
-    for i in range(m):
-        for j in range(i + 1, m):
-            (a1, a2), (c1, c2) = A[i], A[j]
-            det = a1 * c2 - a2 * c1
-            if det == 0:
-                continue
-            x = (b[i] * c2 - a2 * b[j]) / det
-            y = (a1 * b[j] - c1 * b[i]) / det
-            if all(r[0] * x + r[1] * y <= bi for r, bi in zip(A, b)):
-                found.add((x, y))
-    points = list(found)
+    rows = [(Fraction(A[i][0]), Fraction(A[i][1]), Fraction(b[i])) for i in range(m)]
+    for a1, a2, bi in rows:
+        if a1 == 0 and a2 == 0 and bi < 0:  # 0 <= b < 0: no point at all
+            raise InvalidInputError("refine_mesh: expected a bounded two-dimensional polygon, got 0 corners")
+    chosen = _tightest(rows)
+    points = _half_plane_corners(chosen)
     if len(points) < 3:
         raise InvalidInputError(f"refine_mesh: expected a bounded two-dimensional polygon, got {len(points)} corners")
     cx = sum(p[0] for p in points) / len(points)
@@ -375,15 +371,109 @@ def _polygon(A, b) -> tuple[list[tuple[Fraction, Fraction]], list[int]]:
         return half, _Slope(dx, dy)
 
     points.sort(key=angle_key)
-    rows = []
+    first: dict[tuple[Fraction, Fraction, Fraction], int] = {}
+    for r in range(m - 1, -1, -1):  # the first row of every line (a row scaled by a positive number: one line)
+        if rows[r][0] or rows[r][1]:
+            first[_normalized(*rows[r])] = r
+    carriers = []
     for i, p in enumerate(points):
         q = points[(i + 1) % len(points)]
-        row = next((r for r in range(m) if any(A[r]) and A[r][0] * p[0] + A[r][1] * p[1] == b[r]
-                    and A[r][0] * q[0] + A[r][1] * q[1] == b[r]), None)
+        n1, n2 = q[1] - p[1], p[0] - q[0]  # the outward normal of a counter-clockwise edge
+        row = first.get(_normalized(n1, n2, n1 * p[0] + n2 * p[1]))
         if row is None:
             raise MeshError("polygon edge without a supporting row")
-        rows.append(row)
-    return points, rows
+        carriers.append(row)
+    return points, carriers
+
+
+def _normalized(a1: Fraction, a2: Fraction, c: Fraction) -> tuple[Fraction, Fraction, Fraction]:
+    """The row ``a1 x + a2 y <= c`` (a non-zero normal) scaled by a positive number so that max(|a1|, |a2|) = 1."""
+    scale = max(abs(a1), abs(a2))
+    return a1 / scale, a2 / scale, c / scale
+
+
+def _half(a1: Fraction, a2: Fraction) -> int:
+    return 0 if a2 > 0 or (a2 == 0 and a1 > 0) else 1
+
+
+def _tightest(rows: list[tuple[Fraction, Fraction, Fraction]]) -> list[tuple[Fraction, Fraction, Fraction]]:
+    """The rows with a non-zero normal sorted by the angle of their normals (exactly), of each direction the
+    tightest only."""
+    tightest: dict[tuple[Fraction, Fraction], Fraction] = {}
+    for r in rows:
+        if r[0] or r[1]:
+            a1, a2, c = _normalized(*r)  # one normal per direction: rows of a direction compare by offset
+            if (a1, a2) not in tightest or c < tightest[a1, a2]:
+                tightest[a1, a2] = c
+    kept = [(a1, a2, c) for (a1, a2), c in tightest.items()]
+    kept.sort(key=lambda r: (_half(r[0], r[1]), _Slope(r[0], r[1])))  # distinct directions: a strict order
+    return kept
+
+
+def _crossing(r: tuple[Fraction, Fraction, Fraction], s: tuple[Fraction, Fraction, Fraction]
+              ) -> tuple[Fraction, Fraction] | None:
+    det = r[0] * s[1] - r[1] * s[0]
+    if det == 0:
+        return None
+    return (r[2] * s[1] - r[1] * s[2]) / det, (r[0] * s[2] - s[0] * r[2]) / det
+
+
+def _half_plane_corners(rows: list[tuple[Fraction, Fraction, Fraction]]) -> list[tuple[Fraction, Fraction]]:
+    """The distinct corners of the intersection of the half-planes ``rows`` (normals sorted by angle, one per
+    direction) when it is bounded and two-dimensional, else fewer than three points (empty, a segment, a point or
+    unbounded): the classic pass with a deque, every test an exact comparison of Fractions."""
+    n = len(rows)
+    if n < 3:
+        return []
+    # Bounded only if the normals positively span the plane: no gap of pi or more between consecutive normals.
+    for i in range(n):
+        r, s = rows[i], rows[(i + 1) % n]
+        cross = r[0] * s[1] - r[1] * s[0]
+        if cross < 0 or (cross == 0 and (n == 1 or r[0] * s[0] + r[1] * s[1] < 0)):
+            return []  # a gap of pi or more (the next normal is at or past the opposite direction): unbounded
+    # Each row's boundary line is met by the region on a segment or not at all; the deque keeps the rows whose
+    # segment survives, in angular order (the usual algorithm of half-plane intersection).
+
+    def outside(point: tuple[Fraction, Fraction], r: tuple[Fraction, Fraction, Fraction]) -> bool:
+        return r[0] * point[0] + r[1] * point[1] > r[2]
+
+    deque: list[tuple[Fraction, Fraction, Fraction]] = []
+    corners: list[tuple[Fraction, Fraction]] = []  # corners[i]: deque[i] meets deque[i + 1]
+    head = 0
+    for r in rows:
+        while len(deque) - head >= 2 and outside(corners[-1], r):
+            deque.pop()
+            corners.pop()
+        while len(deque) - head >= 2 and outside(corners[head], r):
+            head += 1
+        if len(deque) - head >= 1:
+            point = _crossing(deque[-1], r)
+            if point is None:  # opposite normals (one per direction is kept), the rows between them dropped
+                return []  # because their corner lies outside r: the strip between the two lines is empty
+            corners.append(point)
+        deque.append(r)
+    while len(deque) - head >= 3 and outside(corners[-1], deque[head]):
+        deque.pop()
+        corners.pop()
+    while len(deque) - head >= 3 and outside(corners[head], deque[-1]):
+        head += 1
+    if len(deque) - head < 3:
+        return []
+    closing = _crossing(deque[-1], deque[head])
+    if closing is None:
+        return []
+    ring = list(dict.fromkeys(corners[head:len(deque) - 1] + [closing]))
+    # Every corner must satisfy every row (an empty intersection leaves corners that do not): in integers.
+    integral = []
+    for a1, a2, c in rows:
+        d = math.lcm(a1.denominator, a2.denominator, c.denominator)
+        integral.append((int(a1 * d), int(a2 * d), int(c * d)))
+    for x, y in ring:
+        d = math.lcm(x.denominator, y.denominator)
+        X, Y = int(x * d), int(y * d)
+        if any(a1 * X + a2 * Y > c * d for a1, a2, c in integral):
+            return []
+    return ring
 
 
 class _Slope:
