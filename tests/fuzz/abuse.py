@@ -9,7 +9,8 @@ Families (each a list of cases built here, deterministically, from a few paramet
   dimension 10^30): refused by name before anything of that size is allocated; worker counts up to 2^40 capped;
 * **purpose-free slowness**: 10,000 parallel hyperplanes (the answer is 10,001 regions) counted at once; a
   polygon of 400 or 1,000 rows through one vertex (its boundedness decided by one program in two variables; the mesh
-  engine's polygon by one angular pass);
+  engine's polygon by one angular pass); an activation of 2,000 breakpoints on a segment and a box (each new vertex
+  signed against the breakpoints next to it);
 * **onnx structure** (:mod:`fuzz.onnx_structure`): ONNX files built with ``onnx.helper`` whose nodes lack inputs
   or outputs or reuse a name, whose attributes are missing, infinite or out of range (stride 0, groups 3 of 2
   channels, a float shape, dropout in training mode), whose initializers' data do not fit their dims or whose dims
@@ -175,6 +176,29 @@ def _slow_cases() -> Iterator[Case]:
             yield Case(f"slow: 10,000 parallel hyperplanes in R^{dimension} {' '.join(extra)}",
                        ("arrangement", "p.json", *extra), (("p.json", _parallel(10_000, dimension)),), status=0,
                        heavy=dimension == 1 and extra == ("--quiet",), tags=("slow",))
+
+
+def sawtooth_network(breakpoints: int, input_dim: int) -> dict[str, Any]:
+    """One neuron ``x_1 + x_2 / 2`` (or ``x``) through a piecewise-linear activation with ``breakpoints``
+    breakpoints in [-1, 1)."""
+    T = breakpoints
+    activation = {"kind": "piecewise_linear", "breakpoints": [f"{2 * k - T}/{T}" for k in range(T)],
+                  "slopes": [(-1) ** k * (1 + k % 3) for k in range(T + 1)], "offset": "0"}
+    weight = [[1]] if input_dim == 1 else [[1, "1/2"]]
+    return {"format": "polyregions.network/1", "input_dim": input_dim,
+            "layers": [{"weight": weight, "bias": [0], "activation": activation},
+                       {"weight": [[1]], "bias": [0], "activation": "linear"}]}
+
+
+def _breakpoint_cases() -> Iterator[Case]:
+    for label, dim, option, domain in (("a segment", 1, ("--domain", "d.json"),
+                                        {"type": "segment", "start": [-2], "end": [2]}),
+                                       ("a 2-D box", 2, ("--box", "-1,1"), None)):
+        files: tuple[tuple[str, Any], ...] = (("net.json", sawtooth_network(2000, dim)),)
+        if domain is not None:
+            files += (("d.json", domain),)
+        yield Case(f"slow: an activation of 2,000 breakpoints on {label}", ("regions", "net.json", *option, "--json"),
+                   files, status=0, heavy=dim == 2, tags=("slow",))
 
 
 def fan_polygon(rows: int, bounded: bool) -> dict[str, Any]:
@@ -400,7 +424,8 @@ def _pickle_cases() -> Iterator[Case]:
 def _all() -> tuple[list[Case], list[Case]]:
     cases = [*_size_cases(), *_model_file_cases(), *_pickle_cases(),
              *[c for c in _worker_cases() if c.status != 0], *ONNX_STRUCTURE_CASES]
-    accepted = [*_depth_cases(), *_slow_cases(), *_polygon_cases(), *[c for c in _worker_cases() if c.status == 0]]
+    accepted = [*_depth_cases(), *_slow_cases(), *_polygon_cases(), *_breakpoint_cases(),
+                *[c for c in _worker_cases() if c.status == 0]]
     names = [case.name for case in cases + accepted]
     duplicates = {name for name in names if names.count(name) > 1}
     assert not duplicates, duplicates

@@ -28,6 +28,7 @@ from polyregions.networks._float_filter import (
     line_points,
     root_maps,
     safety,
+    sorted_breakpoint_signs,
 )
 from polyregions.regions._mesh.exact_maps import ExactMaps
 from polyregions.regions._mesh.sparse_layers import (
@@ -64,6 +65,7 @@ _RELEASED = np.empty((0, 0), dtype=np.int8)
 _RELEASED.flags.writeable = False
 _ROWS = 8192  # vertices per block when a layer's values are computed
 _REGIONS = 4096  # regions per block when a layer's maps are computed
+_FEW_BREAKPOINTS = 8  # above: each value signed against the breakpoints next to it only (sorted_breakpoint_signs)
 # The float maps of regions (2-D, dense layers) are kept while they take at most this many bytes: a vertex's
 # values then come from its region's map at its point (bounds that do not grow with depth), else they are carried
 # from layer to layer and interpolated along edges.
@@ -314,6 +316,12 @@ class Mesh(ABC):
         T = fa.breakpoints.size
         columns = Z.shape[1] * T
         S = np.zeros((Z.shape[0], padded(columns)), dtype=np.int8) if out is None else out
+        if not Z.size:
+            return S
+        if T > _FEW_BREAKPOINTS:  # each value against the breakpoints next to it (sorted_breakpoint_signs)
+            signs = sorted_breakpoint_signs(Z.reshape(-1), E.reshape(-1), fa.breakpoints, fa.breakpoint_errors)
+            S[:, :columns] = SIDE_OF_SIGN[signs + 1].reshape(Z.shape[0], columns)  # column unit * T + k
+            return S
         for k in range(T):
             S[:, k:columns:T] = SIDE_OF_SIGN[certified_signs(Z, E, fa.breakpoints[k], fa.breakpoint_errors[k]) + 1]
         return S
@@ -561,9 +569,11 @@ class Mesh(ABC):
         T = self.flayers[q].activation.breakpoints.size
         unit, bp = divmod(h, T)
         self._sides(q, Z_later, E_later, out=S[:, (unit + 1) * T:(unit + 1 + Z_later.shape[1]) * T])
-        xi = self.layers[q].activation.breakpoints
-        for k in range(T):
-            S[:, unit * T + k] = ABOVE if xi[bp] > xi[k] else (BELOW if xi[bp] < xi[k] else ON)
+        # On h's own unit the vertex is at breakpoint bp exactly: above the earlier ones, below the later ones
+        # (an activation's exact breakpoints increase strictly).
+        S[:, unit * T:unit * T + bp] = ABOVE
+        S[:, unit * T + bp] = ON
+        S[:, unit * T + bp + 1:(unit + 1) * T] = BELOW
 
     def _pattern_matrix(self, faces: int) -> np.ndarray:
         """Pieces of every neuron (columns in the order of ``Network.neurons``) for faces ``0..faces-1``."""
