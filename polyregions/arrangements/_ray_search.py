@@ -11,7 +11,9 @@ extreme rays is an exact interior point, and the cell is relatively bounded exac
 at infinity (``z = 0``).
 
 Memory holds one root-to-leaf path of cells (at most one cell per row, each with its rays) and one record per
-distinct ray met (at most two per line of the arrangement): nothing grows with the number of regions. A
+distinct ray met (at most two per line of the arrangement: its vector and the bit mask of the rows through it; a
+row's value at a ray is computed when a cell is scanned, for all the rows it lies on one side of at once, in int64
+when the sizes prove it exact): nothing grows with the number of regions. A
 central arrangement is searched on one side of its first row only: its regions come in pairs ``R, -R``.
 """
 
@@ -22,6 +24,8 @@ import math
 from operator import mul
 from typing import Iterator, Sequence
 
+import numpy as np
+
 from polyregions.arrangements._integer_forms import echelon_pivots
 from polyregions.arrangements._kernel import BOTH, IntRow
 
@@ -29,8 +33,12 @@ __all__ = ["ConeSearch", "RawRegion", "Ray"]
 
 #: (signs over the input rows as a tuple of +1/-1, integer point numerators, positive denominator, bounded)
 RawRegion = tuple[tuple[int, ...], tuple[int, ...], int, bool]
-#: A ray: its primitive integer vector, the value of every row (in search order) there, the mask of rows through it.
-Ray = tuple[IntRow, tuple[int, ...], int]
+#: A ray: its primitive integer vector and the mask of rows (in search order) through it. A row's value at a ray
+#: is computed when asked (:meth:`ConeSearch._scan`), not kept: rays x rows values would be 4 GB for 10^4 rows.
+Ray = tuple[IntRow, int]
+
+#: Products of a row and a ray are computed in int64 when |row| |ray| times the width stays below this.
+_INT64_SAFE = 1 << 62
 
 _PLUS, _MINUS = 2, 1  # the allowed-mask bits of the two signs
 
@@ -85,19 +93,71 @@ class ConeSearch:
         self.position = {original: k for k, original in enumerate(self.order)}
         self._back = [self.position[i] for i in range(self.count)]
         self._rays: dict[IntRow, Ray] = {}
+        self._mask_array = np.array(self.masks, dtype=np.int8)
+        biggest = max((abs(x) for row in self.rows for x in row), default=0)
+        self._row_bound = biggest * max(self.rank, 1)  # |row . ray| <= _row_bound * max |ray|
+        # The rows (in the rank's coordinates) in int64 when they fit: a product with a ray is then computed in
+        # int64 when _row_bound * max |ray| < _INT64_SAFE (every partial sum too), else exactly in Python.
+        self._int_rows: np.ndarray | None = None
+        if self.rows and biggest < _INT64_SAFE:
+            self._int_rows = np.array(self.rows, dtype=np.int64).reshape(len(self.rows), self.rank)
 
     # ------------------------------------------------------------------------------------------- rays
     def _ray(self, vector: IntRow) -> Ray:
-        """The record of a ray: its primitive vector, the value of every row there, the mask of rows through it."""
+        """The record of a ray: its primitive vector and the mask of rows through it."""
         record = self._rays.get(vector)
         if record is None:
-            values = tuple(sum(map(mul, row, vector)) for row in self.rows)
-            zeros = 0
-            for k, v in enumerate(values):
-                if not v:
-                    zeros |= 1 << k
-            record = self._rays[vector] = (vector, values, zeros)
+            values = self._values(self._int_rows, [vector]) if self._int_rows is not None else None
+            if values is not None:
+                bits = np.packbits(values[:, 0] == 0, bitorder="little")
+                zeros = int.from_bytes(bits.tobytes(), "little")
+            else:
+                zeros = 0
+                for k, row in enumerate(self.rows):
+                    if not sum(map(mul, row, vector)):
+                        zeros |= 1 << k
+            record = self._rays[vector] = (vector, zeros)
         return record
+
+    def _values(self, rows: np.ndarray | None, vectors: Sequence[IntRow]) -> np.ndarray | None:
+        """The values (rows x vectors) of int64 ``rows`` at ``vectors``, or None when a product might overflow."""
+        if rows is None:
+            return None
+        biggest = max((abs(x) for vector in vectors for x in vector), default=0)
+        if biggest * self._row_bound >= _INT64_SAFE:
+            return None
+        return rows @ np.array(vectors, dtype=np.int64).T
+
+    def _value(self, t: int, ray: Ray) -> int:
+        """Row ``t``'s exact value at ``ray``."""
+        return sum(map(mul, self.rows[t], ray[0]))
+
+    def _scan(self, rays: list[Ray], t: int) -> tuple[int, list[int]]:
+        """From row ``t`` on, the first row with rays strictly on both sides (``len(rows)`` when none) and the
+        side of the cell on each row before it (+1 where some ray is positive, else -1); rows whose side the
+        masks forbid end the list early (the caller drops the cell)."""
+        m = len(self.rows)
+        values = self._values(self._int_rows[t:] if self._int_rows is not None else None, [ray[0] for ray in rays])
+        if values is None:  # big integers: row by row, exactly
+            sides: list[int] = []
+            for k in range(t, m):
+                row_values = [self._value(k, ray) for ray in rays]
+                positive, negative = any(v > 0 for v in row_values), any(v < 0 for v in row_values)
+                if positive and negative:
+                    return k, sides
+                side = 1 if positive else -1
+                sides.append(side)
+                if not self.masks[k] & (_PLUS if side > 0 else _MINUS):
+                    return -1, sides
+            return m, sides
+        above = np.any(values > 0, axis=1)
+        below = np.any(values < 0, axis=1)
+        both = np.flatnonzero(above & below)
+        end = int(both[0]) if both.size else m - t
+        allowed = self._mask_array[t:t + end] & np.where(above[:end], _PLUS, _MINUS).astype(np.int8)
+        if not allowed.all():
+            return -1, []
+        return t + end, np.where(above[:end], 1, -1).tolist()
 
     def _initial_cells(self) -> Iterator[tuple[list[int], list[Ray]]]:
         """The simplicial cells of the first ``rank`` rows (independent): their signs and rays."""
@@ -130,40 +190,41 @@ class ConeSearch:
                 t, rays, side = stack.pop()
                 if side:
                     signs[t - 1] = side
-                while t < m:
-                    mask = self.masks[t]
-                    pos: list[Ray] = []
-                    neg: list[Ray] = []
-                    zero: list[Ray] = []
-                    for ray in rays:
-                        v = ray[1][t]
-                        (pos if v > 0 else neg if v < 0 else zero).append(ray)
-                    if not neg or not pos:
-                        side = 1 if pos else -1
-                        if not mask & (_PLUS if side > 0 else _MINUS):
-                            break  # the cell lies on a forbidden side
-                        signs[t] = side
-                        t += 1
-                        continue
-                    new = self._cut(rays, pos, neg, t)
-                    if mask & _MINUS:
-                        stack.append((t + 1, neg + zero + new, -1))
-                    if mask & _PLUS:
-                        stack.append((t + 1, pos + zero + new, 1))
-                    break
-                else:
+                # The rows the cell lies on one side of, at once; then the first row that cuts it.
+                cut, sides = self._scan(rays, t)
+                if cut < 0:
+                    continue  # the cell lies on a forbidden side
+                signs[t:cut] = sides
+                t = cut
+                if t == m:
                     yield from self._emit(signs, rays)
+                    continue
+                mask = self.masks[t]
+                pos: list[Ray] = []
+                neg: list[Ray] = []
+                zero: list[Ray] = []
+                values = {}
+                for ray in rays:
+                    v = values[ray[0]] = self._value(t, ray)
+                    (pos if v > 0 else neg if v < 0 else zero).append(ray)
+                new = self._cut(rays, pos, neg, t, values)
+                if mask & _MINUS:
+                    stack.append((t + 1, neg + zero + new, -1))
+                if mask & _PLUS:
+                    stack.append((t + 1, pos + zero + new, 1))
 
-    def _cut(self, rays: list[Ray], pos: list[Ray], neg: list[Ray], t: int) -> list[Ray]:
-        """The new extreme rays on row ``t``: one for each adjacent pair of rays on its two sides."""
+    def _cut(self, rays: list[Ray], pos: list[Ray], neg: list[Ray], t: int, values: dict[IntRow, int]
+             ) -> list[Ray]:
+        """The new extreme rays on row ``t`` (whose value at each ray is ``values``): one for each adjacent pair
+        of rays on its two sides."""
         processed = (1 << t) - 1
         need = self.rank - 2
-        zero_sets = [ray[2] & processed for ray in rays]
+        zero_sets = [ray[1] & processed for ray in rays]
         new = []
         for p in pos:
-            zp, vp = p[2] & processed, p[1][t]
+            zp, vp = p[1] & processed, values[p[0]]
             for n in neg:
-                common = zp & n[2]
+                common = zp & n[1]
                 if common.bit_count() < need:
                     continue
                 hits = 0
@@ -174,7 +235,7 @@ class ConeSearch:
                             break
                 if hits > 2:
                     continue  # a third ray on every row through both: not adjacent
-                vn = n[1][t]
+                vn = values[n[0]]
                 new.append(self._ray(_reduced(tuple(vp * a - vn * b for a, b in zip(n[0], p[0])))))
         return new
 
@@ -191,7 +252,7 @@ class ConeSearch:
             yield tuple(-s for s in ordered), tuple(-v for v in numerators), 1, False
             return
         z_row = self.position[self.count]
-        bounded = all(ray[1][z_row] for ray in rays)
+        bounded = all(self._value(z_row, ray) for ray in rays)
         denominator = point[-1]
         g = math.gcd(*point)
         yield ordered, tuple(v // g for v in point[:-1]), denominator // g, bounded

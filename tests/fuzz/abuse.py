@@ -176,6 +176,10 @@ def _slow_cases() -> Iterator[Case]:
             yield Case(f"slow: 10,000 parallel hyperplanes in R^{dimension} {' '.join(extra)}",
                        ("arrangement", "p.json", *extra), (("p.json", _parallel(10_000, dimension)),), status=0,
                        heavy=dimension == 1 and extra == ("--quiet",), tags=("slow",))
+    # Listed under the 1 GiB limit of a heavy case: the ray search keeps no rays x rows values (4 GiB here).
+    yield Case("slow: 10,000 parallel hyperplanes in R^1 --list", ("arrangement", "p.json", "--list", "r.jsonl",
+                                                                    "--quiet"),
+               (("p.json", _parallel(10_000, 1)),), status=0, heavy=True, tags=("slow",))
 
 
 def sawtooth_network(breakpoints: int, input_dim: int) -> dict[str, Any]:
