@@ -5,7 +5,9 @@ is written to a temporary file beside it (``.NAME.polyregions-tmp.PID``), flushe
 the old one, so that a reader, a crash or an interruption sees either the old file or the whole new one. The
 result looks like what ``open(path, "w")`` gives: a new file gets ``0o666 & ~umask``, a replaced one keeps its
 permissions, and a symbolic link is written through (its target changes, the link stays). What is not a
-regular file (a device such as ``/dev/null``, a FIFO) is written directly, never renamed over. The temporary
+regular file (a device such as ``/dev/null``, a FIFO, ``/dev/stdout`` on a pipe) is written directly, never renamed
+over; the path ``-`` is standard output (:func:`documents_to` names the stream the command line keeps for it).
+The temporary
 file is removed on every way out (an error, Ctrl-C, SIGTERM through :mod:`polyregions._support.signals`); one left by
 a process killed with SIGKILL is removed by the next write of the same path once that process is gone.
 """
@@ -17,6 +19,7 @@ import io
 import os
 import re
 import stat
+import sys
 import threading
 from contextlib import contextmanager
 from typing import BinaryIO, Callable, Iterator
@@ -25,7 +28,11 @@ from polyregions._support.signals import deferred_interrupts
 from polyregions.errors import InvalidInputError, OutputError
 
 __all__ = ["atomic_write", "atomic_write_bytes", "atomic_write_text", "check_output", "output_lock",
-           "TEMPORARY_MARK"]
+           "documents_to", "STANDARD_OUTPUT", "TEMPORARY_MARK"]
+
+#: The path that names standard output, as Unix tools take it.
+STANDARD_OUTPUT = "-"
+_document_streams: list = []  # the streams "-" writes to, innermost last (the command line's real stdout)
 
 #: What the name of a temporary file holds between the target's name and the writer's process id.
 TEMPORARY_MARK = ".polyregions-tmp."
@@ -68,6 +75,27 @@ def _stat(path: str, target: str) -> os.stat_result | None:
         raise _output_error(path, error) from None
 
 
+@contextmanager
+def documents_to(stream) -> Iterator[None]:
+    """Within the block, a document written to ``-`` goes to ``stream`` (a text stream with a ``buffer``): the
+    command line keeps its standard output for documents while its own text goes to standard error."""
+    _document_streams.append(stream)
+    try:
+        yield
+    finally:
+        _document_streams.pop()
+
+
+def _existing_special(name: str) -> bool:
+    """Whether ``name`` exists and is not a regular file or a directory (a device, a FIFO, ``/dev/stdout``): such
+    a path is written as it stands, its links not resolved (``/dev/stdout`` on a pipe resolves to no path)."""
+    try:
+        mode = os.stat(name).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
 def check_output(path: str | os.PathLike, *, what: str) -> None:
     """Raise :class:`~polyregions.errors.InvalidInputError` unless ``path`` can be written by :func:`atomic_write`.
 
@@ -78,6 +106,13 @@ def check_output(path: str | os.PathLike, *, what: str) -> None:
     name = os.fspath(path)
     if not isinstance(name, str) or not name:
         raise InvalidInputError(f"{what}: expected a file path, got {path!r}")
+    if name == STANDARD_OUTPUT:
+        return
+    if _existing_special(name):
+        if not os.access(name, os.W_OK):
+            raise InvalidInputError(f"{what}: expected a writable file, got {name!r}, which this process may not "
+                                    f"write")
+        return
     target = _realpath(name)
     if target is None:
         raise InvalidInputError(f"{what}: expected a file in an existing directory, got {name!r} "
@@ -129,6 +164,17 @@ def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], object]) -
     name = os.fspath(path)
     if not isinstance(name, str):
         raise InvalidInputError(f"path: expected a file path, got {path!r}")
+    if name == STANDARD_OUTPUT:
+        stream = io.BytesIO()
+        write(stream)
+        out = _document_streams[-1] if _document_streams else sys.stdout
+        out.flush()
+        out.buffer.write(stream.getvalue())
+        out.buffer.flush()
+        return
+    if _existing_special(name):
+        _write_in_place(name, name, write)
+        return
     target = _target(name)
     status = _stat(name, target)
     if status is not None and stat.S_ISDIR(status.st_mode):

@@ -14,6 +14,7 @@ Standard output is the same either way.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import gc
 import importlib
@@ -23,8 +24,9 @@ import pkgutil
 import re
 import signal
 import sys
-from typing import Sequence
+from typing import Iterator, Sequence
 
+from polyregions._support.atomic import STANDARD_OUTPUT, documents_to
 from polyregions._support.progress import progress_mode
 from polyregions._support.signals import SIGNALS, deferred_interrupts, interrupt_count, interrupts_raise
 from polyregions.cli._options import progress_mode as mode_of
@@ -181,7 +183,7 @@ def _run(argv: Sequence[str] | None) -> int:
     # Every number read is bounded (polyregions._support.limits), but exact results may outgrow Python's guard
     # against converting huge integers to text (4,300 digits): lift it while the command runs.
     sys.set_int_max_str_digits(0)
-    with progress_mode(mode_of(args)):
+    with progress_mode(mode_of(args)), _documents_on_stdout(args):
         status = int(args.run(args) or 0)
         _flush_stdout()
     if status == 130:  # a command that stopped on an interrupt and kept what it finished (sweep, search)
@@ -190,6 +192,20 @@ def _run(argv: Sequence[str] | None) -> int:
 
 
 _INTERRUPTED = "polyregions: interrupted\n"
+#: The options that name one output file, any of which may be ``-`` (or ``/dev/stdout``) for standard output.
+_DOCUMENT_OPTIONS = ("output", "export", "graphml", "list")
+_STANDARD_OUTPUT_NAMES = (STANDARD_OUTPUT, "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1")
+
+
+@contextlib.contextmanager
+def _documents_on_stdout(args: argparse.Namespace) -> Iterator[None]:
+    """When an output file is ``-``, standard output carries that document alone: what the command prints
+    itself (its summary) goes to standard error instead."""
+    if not any(getattr(args, name, None) in _STANDARD_OUTPUT_NAMES for name in _DOCUMENT_OPTIONS):
+        yield
+        return
+    with documents_to(sys.stdout), contextlib.redirect_stdout(sys.stderr):
+        yield
 
 
 def _interrupted() -> int:

@@ -8,7 +8,6 @@ exact string; or draws a seeded random network. ``-o -`` writes the file to stan
 from __future__ import annotations
 
 import json
-import sys
 
 from polyregions.cli._options import (
     NETWORK_HELP,
@@ -62,19 +61,14 @@ def run(args) -> int:
     if (args.model is None) == (args.widths is None):
         raise InvalidInputError("MODEL: expected a model to convert or --widths for a random network, got "
                                 + ("both" if args.model is not None else "neither"))
-    if args.output != "-":
-        check_output(args.output, what="--output")
+    check_output(args.output, what="--output")
     network = _read(args) if args.model is not None else _draw(args)
     document = network_document(network)
-    text = json.dumps(document) + "\n"
-    if args.output == "-":
-        sys.stdout.write(text)
-        return 0
-    atomic_write_text(args.output, text)
+    atomic_write_text(args.output, json.dumps(document) + "\n")
     summary = {"output": args.output, "format": document["format"], "input_dim": network.input_dim,
                "output_dim": network.output_dim, "neurons": network.num_neurons}
     if args.json:
-        print(json.dumps(summary))
+        print(json.dumps(summary))  # on standard error when the file itself goes to standard output (-o -)
     else:
         counts = ", ".join(f"{summary[key]} {word}{'s' if summary[key] != 1 else ''}" for key, word in
                            (("input_dim", "input"), ("neurons", "neuron"), ("output_dim", "output")))

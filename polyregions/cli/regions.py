@@ -74,15 +74,19 @@ def read_domain(args, input_dim: int):
 
 
 def run(args) -> int:
-    # The engines run BLAS on one thread (polyregions._support.runtime.one_blas_thread). Asked for before numpy loads,
-    # BLAS never starts its other threads, which would wait, spinning, for products that never come to them.
+    # The engines run BLAS on one thread (polyregions._support.runtime.one_blas_thread). Asked for before numpy
+    # loads, BLAS never starts its other threads, which would wait, spinning, for products that never come to them.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from polyregions._support.atomic import check_output
+    from polyregions.errors import InvalidInputError
     from polyregions.networks.io import load_network
     from polyregions.regions.enumeration import enumerate_regions
 
     if args.stream is not None:
         _check_stream_options(args)
+    if args.stream == "-":
+        raise InvalidInputError("--stream: expected a store file (a database, resumed by name), got - (standard "
+                                "output)")
     for option, path in (("--export", args.export), ("--graphml", args.graphml), ("--stream", args.stream)):
         if path is not None:
             check_output(path, what=option)  # before the enumeration, which a bad path would waste
