@@ -308,10 +308,13 @@ def single_switch_equal(net: "Network", patterns: np.ndarray, pairs: np.ndarray,
     same_piece = np.zeros(count, dtype=bool)
     for q in _layers_present(layer_of):
         act = net.layers[q].activation
-        pieces = list(zip(act.slopes, act.intercepts))
-        identical = np.array([[a == b for b in pieces] for a in pieces], dtype=bool)
+        # One id per distinct (slope, intercept): two pieces are one function exactly when their ids agree
+        # (a table of all pairs would be quadratic in the pieces, 4 million comparisons for 2,000 breakpoints).
+        ids: dict = {}
+        piece_id = np.array([ids.setdefault(piece, len(ids)) for piece in zip(act.slopes, act.intercepts)])
         sel = np.flatnonzero(layer_of == q)
-        same_piece[sel] = identical[patterns[pairs[sel, 0], neurons[sel]], patterns[pairs[sel, 1], neurons[sel]]]
+        same_piece[sel] = (piece_id[patterns[pairs[sel, 0], neurons[sel]]]
+                           == piece_id[patterns[pairs[sel, 1], neurons[sel]]])
     equal[same_piece] = True
     todo = np.flatnonzero(~same_piece)
     for q in _layers_present(layer_of[todo]):
