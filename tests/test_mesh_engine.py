@@ -20,8 +20,7 @@ from polyregions.networks.layer import Layer
 from polyregions.networks.network import Network
 from polyregions.regions import domains as dom
 from polyregions.regions._general.refine import refine
-from polyregions.regions._mesh import mesh as mesh_loop
-from polyregions.regions._mesh import refine_mesh
+from polyregions.regions._mesh import refine_mesh, vertex_sides
 from polyregions.regions._mesh.mesh_2d import Mesh2D
 from polyregions.testing import assert_complexes_equal
 
@@ -273,7 +272,7 @@ def test_deciding_every_sign_exactly_gives_the_same_complex(monkeypatch, dim):
     net = he_normal([dim, 6, 6, 6], seed=3, activation=act.hardtanh(), bias_std=0.3)
     box = dom.box([-1] * dim, [1] * dim)
     filtered = refine_mesh(net, box)
-    monkeypatch.setattr(mesh_loop, "certified_signs",
+    monkeypatch.setattr(vertex_sides, "certified_signs",
                         lambda values, errors, xi, xi_error: np.full(values.shape, float_filter.UNCERTAIN, np.int8))
     exact = refine_mesh(net, box)
     assert [r.pattern for r in exact.regions] == [r.pattern for r in filtered.regions]
