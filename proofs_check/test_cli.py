@@ -24,11 +24,17 @@ from proofs_check.test_verify import crossing
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
+def _interruptible():
+    """A child's Ctrl-C as a terminal gives it, whatever this run inherited (``nohup`` and some runners start the
+    tests with SIGINT ignored, which children would inherit)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start_theorems(tmp_path, *extra):
     """``python -m proofs_check theorems`` in a subprocess, once its first check has printed its line."""
     process = subprocess.Popen([sys.executable, "-u", "-m", "proofs_check", "theorems", "--out", str(tmp_path / "r"),
                                 "--quiet", *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               cwd=ROOT)
+                               cwd=ROOT, preexec_fn=_interruptible)
     first = process.stdout.readline()
     assert first.startswith("zaslavsky: passed"), first + process.stderr.read()
     return process, first
@@ -53,7 +59,8 @@ def test_a_signal_ends_verify_with_one_line_and_130(tmp_path):
             "def slow(*a, **k):\n    signal.raise_signal(signal.SIGINT)\n"
             "v.verify_export = slow\n"
             "from proofs_check.__main__ import main\nsys.exit(main(['verify', sys.argv[1]]))\n")
-    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=ROOT,
+                          preexec_fn=_interruptible)
     assert done.returncode == EXIT_INTERRUPTED and done.stderr == MESSAGE + "\n" and done.stdout == ""
 
 
@@ -65,7 +72,8 @@ def test_an_interrupt_inside_a_finaliser_still_ends_the_run(tmp_path):
             "def main(argv):\n    Finalised()\n    time.sleep(30)\n    print('finished')\n    return 0\n"
             "sys.exit(run_interruptibly(main))\n")
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60,
+                          preexec_fn=_interruptible)
     assert done.returncode == EXIT_INTERRUPTED and done.stderr == MESSAGE + "\n" and done.stdout == ""
     assert time.monotonic() - started < 20
 
