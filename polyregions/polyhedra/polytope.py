@@ -4,6 +4,9 @@ A :class:`Polytope` is immutable and may be empty, unbounded or lower-dimensiona
 set (emptiness, interior points, implicit equalities, redundancy, boundedness, dimension) are answered by
 certified linear programs (:mod:`polyregions.exact.lp`); questions about its combinatorics (vertices, rays,
 faces, volume) by exact double description (:mod:`polyregions.polyhedra.vertex_enumeration`). Every answer is exact.
+The longer methods' bodies live in modules of functions by concept: ``_rows`` (reading the rows), ``_programs``,
+``_affine_hull`` (dimension, relative interior, canonical form), ``_combinatorics`` (double description) and
+``_affine_maps``.
 """
 
 from __future__ import annotations
@@ -13,10 +16,10 @@ from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from polyregions.errors import CertificateError, InvalidInputError, UnboundedError
-from polyregions.exact.linalg import Matrix, Vector, dot, matmul, matvec, rank
-from polyregions.exact.rationals import rational_matrix, rational_vector
-from polyregions.polyhedra._canonical import canonical, equation_rows, reduced_row
+from polyregions.errors import InvalidInputError
+from polyregions.exact.linalg import Matrix, Vector, dot
+from polyregions.exact.rationals import rational_vector
+from polyregions.polyhedra import _affine_hull, _affine_maps, _combinatorics, _rows
 from polyregions.polyhedra._programs import chebyshev_ball, implicit_rows, is_bounded, redundant_rows
 from polyregions.polyhedra.named import box_rows, check_dim, cross_polytope_rows, permutahedron_rows, simplex_rows
 
@@ -27,11 +30,6 @@ if TYPE_CHECKING:
 __all__ = ["Polytope"]
 
 _ZERO, _ONE = Fraction(0), Fraction(1)
-
-
-def _is_exact_matrix(rows: Any) -> bool:
-    return isinstance(rows, tuple) and all(isinstance(r, tuple) and all(type(v) is Fraction for v in r)
-                                           for r in rows)
 
 
 @dataclass(frozen=True)
@@ -88,18 +86,7 @@ class Polytope:
     dim: int
 
     def __post_init__(self) -> None:
-        dim = check_dim(self.dim, "Polytope", minimum=0)  # R^0, a point, arises from restrictions
-        A, b = self.A, self.b
-        if not _is_exact_matrix(A):
-            A = rational_matrix(A, what="A")
-        if not (isinstance(b, tuple) and all(type(v) is Fraction for v in b)):
-            b = rational_vector(b, what="b")
-        for i, row in enumerate(A):
-            if len(row) != dim:
-                raise InvalidInputError(f"Polytope: expected rows of A of length dim={dim}, got {len(row)} in "
-                                        f"row {i}")
-        if len(b) != len(A):
-            raise InvalidInputError(f"Polytope: expected one entry of b per row of A ({len(A)}), got {len(b)}")
+        A, b = _rows.exact_rows(self.A, self.b, self.dim)
         object.__setattr__(self, "A", A)
         object.__setattr__(self, "b", b)
 
@@ -133,16 +120,7 @@ class Polytope:
         >>> Polytope.from_inequalities([[1, 0], [0, 1]], ["1/2", 1]).b
         (Fraction(1, 2), Fraction(1, 1))
         """
-        A = rational_matrix(A, what="A")
-        if not A:
-            if dim is None:
-                raise InvalidInputError("Polytope.from_inequalities: expected dim= when A has no rows")
-            return cls((), rational_vector(b, what="b", length=0),
-                       check_dim(dim, "Polytope.from_inequalities", minimum=0))
-        if dim is not None and check_dim(dim, "Polytope.from_inequalities") != len(A[0]):
-            raise InvalidInputError(f"Polytope.from_inequalities: expected rows of length dim={dim}, got "
-                                    f"{len(A[0])}")
-        return cls(A, rational_vector(b, what="b", length=len(A)), len(A[0]))
+        return cls(*_rows.inequality_rows(A, b, dim))
 
     @classmethod
     def box(cls, lower: Any, upper: Any) -> "Polytope":
@@ -228,23 +206,7 @@ class Polytope:
         >>> triangle == Polytope.simplex(2).irredundant(), triangle.volume()
         (True, Fraction(1, 2))
         """
-        from polyregions.polyhedra.vertex_enumeration import enumerate_facets
-
-        points = rational_matrix(points, what="points")
-        if not points:
-            if dim is None:
-                raise InvalidInputError("Polytope.from_vertices: expected dim= when there are no points")
-            if len(rays) or len(lines):
-                raise InvalidInputError("Polytope.from_vertices: expected at least one point with rays or lines")
-            return cls.empty(dim)
-        n = check_dim(len(points[0]), "Polytope.from_vertices")
-        if dim is not None and dim != n:
-            raise InvalidInputError(f"Polytope.from_vertices: expected points of length dim={dim}, got {n}")
-        rays = rational_matrix(rays, what="rays", shape=(None, n))
-        lines = rational_matrix(lines, what="lines", shape=(None, n))
-        h = enumerate_facets(points, rays=rays, lines=lines, dim=n)
-        A, b = canonical(list(zip(h.A, h.b)), list(zip(h.E, h.e)), n)
-        return cls(A, b, n)
+        return _combinatorics.convex_hull(cls, points, rays, lines, dim)
 
     # ---------------------------------------------------------------------------------------------------
     # Membership and LP questions
@@ -312,10 +274,7 @@ class Polytope:
         >>> Polytope.from_inequalities([[1, 0], [-1, 0]], [0, 0]).affine_dimension()
         1
         """
-        if self.is_empty():
-            return -1
-        equalities = [self.A[i] for i in self._implicit]
-        return self.dim - (rank(equalities) if equalities else 0)
+        return _affine_hull.affine_dimension(self)
 
     def is_full_dimensional(self) -> bool:
         """True when the set has interior points."""
@@ -343,18 +302,7 @@ class Polytope:
 
     def relative_interior_point(self) -> Vector | None:
         """An exact point strict in every row that is not an implicit equality, or None when empty."""
-        from polyregions.exact.lp import strict_point
-
-        if self.is_empty():
-            return None
-        implicit = set(self._implicit)
-        E = [self.A[i] for i in implicit]
-        e = [self.b[i] for i in implicit]
-        rest = [i for i in range(len(self.A)) if i not in implicit]
-        point = strict_point([self.A[i] for i in rest], [self.b[i] for i in rest], E=E, e=e, dim=self.dim)
-        if point is None:
-            raise CertificateError("relative interior point: none found in a non-empty set, which is impossible")
-        return point
+        return _affine_hull.relative_interior_point(self)
 
     def chebyshev_ball(self, *, bits: int = 40) -> tuple[Vector, Fraction]:
         """A centre and radius of a largest Euclidean ball inside the set, with an exact guarantee.
@@ -405,29 +353,7 @@ class Polytope:
         >>> Polytope.from_inequalities([[2], [1], [-1]], [2, 5, 0]).irredundant().A
         ((Fraction(-1, 1),), (Fraction(1, 1),))
         """
-        from polyregions.exact.lp import maximize
-
-        if self.is_empty():
-            return Polytope.empty(self.dim)
-        implicit = set(self._implicit)
-        equalities = [(self.A[i], self.b[i]) for i in implicit]
-        rest = [(self.A[i], self.b[i]) for i in range(len(self.A)) if i not in implicit]
-        E_rows, E_rhs = equation_rows(equalities, self.dim)
-        # Reduce and deduplicate first (cheap), then drop the redundant facets by certified programs.
-        candidates = list(dict.fromkeys(reduced_row(row, rhs, E_rows, E_rhs, self.dim) for row, rhs in rest))
-        candidates = [c for c in candidates if any(c[:-1])]
-        kept = list(range(len(candidates)))
-        for i in reversed(range(len(candidates))):
-            others = [candidates[j] for j in kept if j != i]
-            result = maximize(candidates[i][:-1], [c[:-1] for c in others], [c[-1] for c in others],
-                              E=E_rows, e=E_rhs, dim=self.dim)
-            if result.status == "optimal":
-                assert result.value is not None  # an optimum carries its value
-                if result.value <= candidates[i][-1]:
-                    kept.remove(i)
-        facets = [(candidates[i][:-1], candidates[i][-1]) for i in kept]
-        A, b = canonical(facets, list(zip(E_rows, E_rhs)), self.dim)
-        return Polytope(A, b, self.dim)
+        return _affine_hull.irredundant(self)
 
     def equals(self, other: "Polytope") -> bool:
         """True when both describe the same set (compares canonical forms).
@@ -452,9 +378,7 @@ class Polytope:
 
     @cached_property
     def _vrep(self) -> VRepresentation:
-        from polyregions.polyhedra.vertex_enumeration import enumerate_vertices
-
-        return enumerate_vertices(self.A, self.b, dim=self.dim)
+        return _combinatorics.generators(self)
 
     def generators(self) -> VRepresentation:
         """Points, rays and lines with ``P = conv(points) + cone(rays) + span(lines)``, with incidences."""
@@ -485,9 +409,7 @@ class Polytope:
 
     def faces(self) -> FaceLattice:
         """Every non-empty face with its dimension, vertices, rays and tight rows."""
-        from polyregions.polyhedra.face_lattice import face_lattice
-
-        return face_lattice(self._vrep, len(self.A))
+        return _combinatorics.faces(self)
 
     def f_vector(self) -> tuple[int, ...]:
         """The numbers of faces of dimensions 0, ..., affine dimension (the last entry, 1, is the set).
@@ -516,23 +438,7 @@ class Polytope:
         >>> Polytope.cross_polytope(3).volume()
         Fraction(4, 3)
         """
-        from polyregions.polyhedra.volume import volume as _volume
-
-        vrep = self._vrep
-        if not vrep.points:
-            return _ZERO
-        if vrep.rays or vrep.lines:
-            raise UnboundedError(f"volume: expected a bounded set, got one with {len(vrep.rays)} rays and "
-                                 f"{len(vrep.lines)} lines")
-        base = vrep.points[0]
-        if len(vrep.points) <= self.dim or rank([tuple(x - y for x, y in zip(p, base))
-                                                 for p in vrep.points[1:]]) < self.dim:
-            return _ZERO
-        tight: list[list[int]] = [[] for _ in self.A]
-        for g, rows in enumerate(vrep.point_rows):
-            for i in rows:
-                tight[i].append(g)
-        return _volume(vrep.points, tight, self.dim)
+        return _combinatorics.volume(self)
 
     # ---------------------------------------------------------------------------------------------------
     # Operations
@@ -552,7 +458,7 @@ class Polytope:
         """
         if not isinstance(other, Polytope) or other.dim != self.dim:
             raise InvalidInputError(f"intersection: expected a Polytope of dimension {self.dim}, got {other!r}")
-        return Polytope(self.A + other.A, self.b + other.b, self.dim)
+        return _affine_maps.intersection(self, other)
 
     def preimage(self, M: Any, t: Any = None) -> "Polytope":
         """``{y : M y + t in P}`` for a ``dim x k`` matrix ``M`` (t defaults to 0).
@@ -574,12 +480,7 @@ class Polytope:
         >>> Polytope.box([0], [1]).preimage([[2, 2]]).contains(["1/4", "1/4"])
         True
         """
-        M = rational_matrix(M, what="M", shape=(self.dim, None))
-        k = check_dim(len(M[0]), "preimage: columns of M")
-        t = (_ZERO,) * self.dim if t is None else rational_vector(t, what="t", length=self.dim)
-        A = matmul(self.A, M) if self.A else ()
-        b = tuple(bi - v for bi, v in zip(self.b, matvec(self.A, t)))
-        return Polytope(A, b, k)
+        return _affine_maps.preimage(self, M, t)
 
     def image(self, M: Any, t: Any = None) -> "Polytope":
         """``{M x + t : x in P}`` for a ``k x dim`` matrix ``M``, in canonical form (uses the generators).
@@ -601,16 +502,7 @@ class Polytope:
         >>> sorted(Polytope.box([0, 0], [1, 1]).image([[1, 1]]).vertices())
         [(Fraction(0, 1),), (Fraction(2, 1),)]
         """
-        M = rational_matrix(M, what="M", shape=(None, self.dim))
-        k = check_dim(len(M), "image: rows of M")
-        t = (_ZERO,) * k if t is None else rational_vector(t, what="t", length=k)
-        vrep = self._vrep
-        if not vrep.points:
-            return Polytope.empty(k)
-        points = [tuple(v + s for v, s in zip(matvec(M, p), t)) for p in vrep.points]
-        rays = [matvec(M, r) for r in vrep.rays]
-        lines = [matvec(M, line) for line in vrep.lines]
-        return Polytope.from_vertices(points, rays=rays, lines=lines, dim=k)
+        return _affine_maps.image(self, M, t)
 
     def restrict(self, origin: Any, directions: Any) -> "Polytope":
         """``{s : origin + sum_i s_i directions_i in P}`` (a slice in the coordinates ``s``).
@@ -631,7 +523,4 @@ class Polytope:
         >>> sorted(Polytope.box([0, 0], [1, 1]).restrict([0, 0], [[1, 1]]).vertices())
         [(Fraction(0, 1),), (Fraction(1, 1),)]
         """
-        directions = rational_matrix(directions, what="directions", shape=(None, self.dim))
-        check_dim(len(directions), "restrict: number of directions")
-        columns = tuple(tuple(d[j] for d in directions) for j in range(self.dim))
-        return self.preimage(columns, origin)
+        return _affine_maps.restrict(self, origin, directions)
