@@ -147,14 +147,22 @@ def _rank_gf2(rows: list[int], columns: list[int], down: dict[int, set[int]]) ->
         column = 0
         for f in down[c]:
             column ^= 1 << position[f]
-        while column:
-            low = column.bit_length() - 1
-            pivot = pivots.get(low)
-            if pivot is None:
-                pivots[low] = column
-                break
-            column ^= pivot
+        reduce_gf2(column, pivots)
     return len(pivots)
+
+
+def reduce_gf2(column: int, pivots: dict[int, int]) -> int | None:
+    """Reduce a column over GF(2) (a Python integer, a bit per row; ``low`` its highest bit) against the
+    ``pivots`` found so far (low -> reduced column); record it and return its low, or None when it reduces to
+    zero."""
+    while column:
+        low = column.bit_length() - 1
+        pivot = pivots.get(low)
+        if pivot is None:
+            pivots[low] = column
+            return low
+        column ^= pivot
+    return None
 
 
 def _rank_q(rows: list[int], columns: list[int], down: dict[int, set[int]], sign: Callable[[int, int], int]) -> int:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -36,6 +36,30 @@ if TYPE_CHECKING:
     from polyregions.regions.domains import Domain
 
 __all__ = ["mesh_faces_and_signs"]
+
+
+def mesh_cells(network: "Network", domain: "Domain", keeping: Any, *, progress: bool = False) -> tuple:
+    """Run the mesh engine on ``network`` (in input coordinates) over a bounded 1-D or 2-D ``domain``, its class
+    wrapped by ``keeping`` (which keeps what a caller reads off the run), and return ``(engine, complex_, patterns,
+    rank, cells)``: the engine after its run, the region complex, the patterns of the mesh faces in the engine's
+    order, the rank of every mesh face among the complex's regions (``complex_from_arrays`` orders them by
+    pattern, all distinct), and the engine's cells."""
+    from polyregions._support.runtime import one_blas_thread
+    from polyregions.regions._mesh.mesh_1d import Mesh1D
+    from polyregions.regions._mesh.mesh_2d import Mesh2D
+    from polyregions.regions.complex import complex_from_arrays
+
+    net = network.restrict(domain.origin, domain.directions)
+    A = tuple(tuple(Fraction(v) for v in row) for row in domain.region.A)
+    b = tuple(Fraction(v) for v in domain.region.b)
+    engine = keeping(Mesh1D if domain.dim == 1 else Mesh2D)(net, A, b)
+    with one_blas_thread():
+        regions, patterns, pairs = engine.run(progress=progress)
+    complex_ = complex_from_arrays(network, domain, regions, patterns, pairs, exact=True, engine="mesh")
+    order = np.lexsort(patterns.T[::-1]) if patterns.shape[1] else np.arange(len(patterns))
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return engine, complex_, patterns, rank, _cells_1d(engine) if domain.dim == 1 else _cells_2d(engine)
 
 
 def mesh_faces_and_signs(augmented: "Network", domain: "Domain", *,
@@ -66,24 +90,10 @@ def mesh_faces_and_signs(augmented: "Network", domain: "Domain", *,
     CertificateError
         When the cells do not form a complex of the domain, or the vertex signs contradict the regions' pieces.
     """
-    from polyregions._support.runtime import collector_paused, one_blas_thread
-    from polyregions.regions._mesh.mesh_1d import Mesh1D
-    from polyregions.regions._mesh.mesh_2d import Mesh2D
-    from polyregions.regions.complex import complex_from_arrays
+    from polyregions._support.runtime import collector_paused
 
-    net = augmented.restrict(domain.origin, domain.directions)
-    A = tuple(tuple(Fraction(v) for v in row) for row in domain.region.A)
-    b = tuple(Fraction(v) for v in domain.region.b)
     with collector_paused():
-        engine = _keeping_sides(Mesh1D if domain.dim == 1 else Mesh2D)(net, A, b)
-        with one_blas_thread():
-            regions, patterns, pairs = engine.run(progress=progress)
-        complex_ = complex_from_arrays(augmented, domain, regions, patterns, pairs, exact=True, engine="mesh")
-        # complex_from_arrays orders the regions by pattern (all distinct): the rank of every mesh face.
-        order = np.lexsort(patterns.T[::-1]) if patterns.shape[1] else np.arange(len(patterns))
-        rank = np.empty(len(order), dtype=np.int64)
-        rank[order] = np.arange(len(order))
-        cells = _cells_1d(engine) if domain.dim == 1 else _cells_2d(engine)
+        engine, complex_, patterns, rank, cells = mesh_cells(augmented, domain, _keeping_sides, progress=progress)
         n = len(cells.keys)
         dims = np.fromiter((dim for dim, _ in cells.keys), dtype=np.int64, count=n)
         # A subdivision of a convex polytope (a closed ball) has Euler characteristic 1.

@@ -36,7 +36,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from polyregions.measures._homology import Field
+from polyregions.measures._homology import Field, reduce_gf2
 
 __all__ = ["Filtration", "filtration", "fast_pairs", "matrix_pairs"]
 
@@ -210,14 +210,7 @@ def _reduce_gf2(c: int, position: Sequence[int], facets: Sequence[Sequence[int]]
     column = 0
     for g in facets[c]:
         column ^= 1 << position[g]
-    while column:
-        low = column.bit_length() - 1
-        pivot = pivots.get(low)
-        if pivot is None:
-            pivots[low] = column
-            return low
-        column ^= pivot
-    return None
+    return reduce_gf2(column, pivots)
 
 
 def _reduce_q(c: int, position: Sequence[int], facets: Sequence[Sequence[int]],

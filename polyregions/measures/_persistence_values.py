@@ -123,25 +123,12 @@ def _by_rows(points: Sequence["Vector"]) -> list[Fraction]:
 def cells_from_mesh(network: "Network", domain: "Domain", *, progress: bool = False) -> Cells:
     """The mesh engine's cells of a dense one-output network on a 1-D or 2-D domain, with ``f`` at their vertices
     (module notes)."""
-    from polyregions._support.runtime import collector_paused, one_blas_thread
-    from polyregions.measures._mesh_faces import _cells_1d, _cells_2d, _face_complex
-    from polyregions.regions._mesh.mesh_1d import Mesh1D
-    from polyregions.regions._mesh.mesh_2d import Mesh2D
-    from polyregions.regions.complex import complex_from_arrays
+    from polyregions._support.runtime import collector_paused
+    from polyregions.measures._mesh_faces import _face_complex, mesh_cells
 
     shifted, shift = _shifted_network(network, domain)
-    net = shifted.restrict(domain.origin, domain.directions)
-    A = tuple(tuple(Fraction(v) for v in row) for row in domain.region.A)
-    b = tuple(Fraction(v) for v in domain.region.b)
     with collector_paused():
-        engine = _keeping_values(Mesh1D if domain.dim == 1 else Mesh2D)(net, A, b)
-        with one_blas_thread():
-            regions, patterns, pairs = engine.run(progress=progress)
-        complex_ = complex_from_arrays(shifted, domain, regions, patterns, pairs, exact=True, engine="mesh")
-        order = np.lexsort(patterns.T[::-1]) if patterns.shape[1] else np.arange(len(patterns))
-        rank = np.empty(len(order), dtype=np.int64)
-        rank[order] = np.arange(len(order))
-        cells = _cells_1d(engine) if domain.dim == 1 else _cells_2d(engine)
+        engine, complex_, _, rank, cells = mesh_cells(shifted, domain, _keeping_values, progress=progress)
         n = len(cells.keys)
         covers = np.sort(cells.covers[:, 0] * np.int64(n) + cells.covers[:, 1])
         covers = np.stack([covers // n, covers % n], axis=1)
