@@ -17,7 +17,8 @@ from polyregions._support.progress import ProgressMode
 from polyregions.errors import InvalidInputError
 
 __all__ = ["integer_at_least", "dpi", "workers", "integers", "widths", "add_progress_options", "progress_mode",
-           "wants_progress", "add_json_option", "add_engine_option", "add_network_argument", "NETWORK_HELP"]
+           "wants_progress", "add_json_option", "add_engine_option", "add_network_argument", "add_trust_pickle_option",
+           "NETWORK_HELP"]
 
 #: The help text of a NETWORK argument.
 NETWORK_HELP = ("the network: a polyregions.network/1 or /2 JSON file, an .npz file of arrays W0, b0, W1, b1, ..., "
@@ -28,6 +29,11 @@ NETWORK_HELP = ("the network: a polyregions.network/1 or /2 JSON file, an .npz f
 def add_network_argument(parser: argparse.ArgumentParser) -> None:
     """The NETWORK argument and ``--trust-pickle``, the explicit opt-in to read a pickled PyTorch module."""
     parser.add_argument("network", metavar="NETWORK", help=NETWORK_HELP)
+    add_trust_pickle_option(parser)
+
+
+def add_trust_pickle_option(parser: argparse.ArgumentParser) -> None:
+    """``--trust-pickle``: read a module pickled with ``torch.save``, which runs the code the file names."""
     parser.add_argument("--trust-pickle", action="store_true",
                         help="also read a PyTorch module saved with torch.save(model): such a file is a pickle, "
                              "and loading it RUNS THE CODE IT NAMES; use only for files from a source you trust "

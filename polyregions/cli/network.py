@@ -13,6 +13,7 @@ from polyregions.cli._options import (
     NETWORK_HELP,
     add_json_option,
     add_progress_options,
+    add_trust_pickle_option,
     integer_at_least,
     integers,
 )
@@ -30,9 +31,7 @@ def add_parser(subparsers) -> None:
                     "polyregions.network/1 file, any other a polyregions.network/2 graph), or, with --widths, a "
                     "random network drawn from a seed. Every number is written exactly.")
     parser.add_argument("model", metavar="MODEL", nargs="?", help=NETWORK_HELP + "; or none, with --widths")
-    parser.add_argument("--trust-pickle", action="store_true",
-                        help="also read a PyTorch module saved with torch.save(model): such a file is a pickle, "
-                             "and loading it RUNS THE CODE IT NAMES; use only for files from a source you trust")
+    add_trust_pickle_option(parser)
     parser.add_argument("--input-shape", metavar="C,H,W",
                         help="one input's shape without the batch axis, for a TorchScript file that does not "
                              "record it")
