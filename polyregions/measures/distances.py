@@ -27,7 +27,8 @@ with respect to ``z``'s post-activation (through the later layers, with ``R``'s 
 touching point qualifies (dead paths, coinciding hyperplanes), an exact search decides: activation regions are
 visited in order of their distance to ``x`` through facets across which the output map does not change, each
 facet's exact distance being the projection of ``x`` onto it (:mod:`polyregions.polyhedra._projection`), until the
-nearest facet of ``B_N`` is closer than every unvisited region.
+nearest facet of ``B_N`` is closer than every unvisited region. The neuron hyperplanes and touching points are
+:mod:`polyregions.measures._neuron_distances`'s, the search :mod:`polyregions.measures._boundary_search`'s.
 
 Batches and error bounds
 ------------------------
@@ -48,9 +49,7 @@ Fraction(9, 100)
 
 from __future__ import annotations
 
-import heapq
 import math
-import random
 import typing
 from dataclasses import dataclass
 from fractions import Fraction
@@ -59,8 +58,9 @@ from typing import TYPE_CHECKING, Any, Literal, Sequence
 import numpy as np
 
 from polyregions.errors import InvalidInputError
-from polyregions.exact._integers import primitive
-from polyregions.exact.linalg import Vector, dot
+from polyregions.exact.linalg import Vector
+from polyregions.measures._boundary_search import search
+from polyregions.measures._neuron_distances import activation_exact, touching_point, touching_point_in_boundary
 from polyregions.regions._arguments import expect_network, expect_points
 
 if TYPE_CHECKING:
@@ -129,52 +129,6 @@ def _exact_point(point: Any, n: int) -> Vector:
     return rational_vector(point, what="point", length=n)
 
 
-def _neuron_rows(net: "Network", pattern, maps) -> list[tuple[int, int, int, tuple[int, ...], int]]:
-    """``(neuron, layer, unit, g, D)`` for every neuron: its pre-activation on the region is ``(g . [x; 1]) / D``."""
-    rows = []
-    index = 0
-    for l, layer in enumerate(net.layers):
-        if layer.activation.is_linear:
-            continue
-        G, D = maps.maps[l]
-        cols = G.ncols()
-        entries = [int(v) for v in G.entries()]
-        for u in range(layer.width):
-            rows.append((index, l, u, tuple(entries[u * cols:(u + 1) * cols]), D))
-            index += 1
-    return rows
-
-
-def _activation_exact(net: "Network", x: Vector):
-    """Exact activation-region distance data: ``(squared, nearest, minimisers)`` with ``minimisers`` the
-    ``(neuron, layer, unit, xi)`` attaining the minimum, and the pattern and maps used."""
-    from polyregions.networks._neuron_maps import PatternMaps, exact_preactivations
-
-    pre = exact_preactivations(net, [x])[0]
-    pattern = tuple(layer.activation.piece(v) for layer, values in zip(net.layers, pre)
-                    if not layer.activation.is_linear for v in values)
-    maps = PatternMaps.of(net, pattern)
-    best, found = None, []
-    for index, l, u, g, D in _neuron_rows(net, pattern, maps):
-        gg = sum(v * v for v in g[:-1])
-        if gg == 0:
-            continue
-        value = sum((gi * xi for gi, xi in zip(g, x)), _ZERO) + g[-1]  # D times the pre-activation
-        for xi in net.layers[l].activation.breakpoints:
-            s2 = (value - xi * D) ** 2 / gg
-            if best is None or s2 < best:
-                best, found = s2, [(index, l, u, xi, g, D, value)]
-            elif s2 == best:
-                found.append((index, l, u, xi, g, D, value))
-    if best is None:
-        return None, None, [], pattern, maps
-    index, l, u, xi, g, D, value = found[0]
-    gg = sum(v * v for v in g[:-1])
-    step = (value - xi * D) / gg  # x - step * g is on the hyperplane
-    nearest = tuple(xi_ - step * gi for xi_, gi in zip(x, g[:-1]))
-    return best, nearest, found, pattern, maps
-
-
 def exact_distance(network: "Network", point: Any, *, kind: DistanceKind = "activation") -> ExactDistance:
     """The exact distance from ``point`` to the boundary of its activation region or to ``B_N``.
 
@@ -213,17 +167,17 @@ def exact_distance(network: "Network", point: Any, *, kind: DistanceKind = "acti
     x = _exact_point(point, network.input_dim)
     if hasattr(network, "region_rows"):  # a graph network's stages
         return _staged_exact_distance(network, x, kind)
-    squared, nearest, found, pattern, maps = _activation_exact(network, x)
+    squared, nearest, found, pattern, maps = activation_exact(network, x)
     if kind == "activation" or squared is None:
         if kind == "linear" and squared is None:
             return ExactDistance(None, None)  # one region on all of space, no boundary at all
         return ExactDistance(squared, nearest)
     if squared > 0:
         for index, _l, _u, xi, g, D, value in found:
-            p = _touching_point(x, g, D, value, xi)
-            if _touching_point_in_boundary(network, x, p, index, pattern, xi, value, D):
+            p = touching_point(x, g, D, value, xi)
+            if touching_point_in_boundary(network, x, p, index, pattern, xi, value, D):
                 return ExactDistance(squared, p)
-    return _search(network, x, pattern if squared > 0 else None)
+    return ExactDistance(*search(network, x, pattern if squared > 0 else None))
 
 
 def _staged_exact_distance(net, x: Vector, kind: DistanceKind) -> ExactDistance:
@@ -240,133 +194,7 @@ def _staged_exact_distance(net, x: Vector, kind: DistanceKind) -> ExactDistance:
             p = sd.touching_point(x, row[1], row[2])
             if sd.in_boundary(net, x, p, row, pattern):
                 return ExactDistance(squared, p)
-    return _search(net, x, pattern if squared > 0 else None)
-
-
-def _touching_point(x: Vector, g, D, value, xi) -> Vector:
-    gg = sum(v * v for v in g[:-1])
-    step = (value - xi * D) / gg
-    return tuple(a - step * b for a, b in zip(x, g[:-1]))
-
-
-def _touching_point_in_boundary(net: "Network", x: Vector, p: Vector, neuron: int, pattern, xi, value, D) -> bool:
-    """Whether the touching point ``p`` on neuron ``neuron``'s hyperplane is in ``B_N``, proved exactly: no other
-    neuron at a breakpoint at ``p`` and every one on ``pattern``'s piece, and different outputs (off the
-    hyperplane, at ``x``) of the two patterns on either side."""
-    from polyregions.networks._neuron_maps import exact_preactivations
-
-    pre = exact_preactivations(net, [p])[0]
-    index = 0
-    for layer, values in zip(net.layers, pre):
-        act = layer.activation
-        if act.is_linear:
-            continue
-        for v in values:
-            if index != neuron and (v in act.breakpoints or act.piece(v) != pattern[index]):
-                return False
-            index += 1
-    k = pattern[neuron]
-    other = list(pattern)
-    # x is on the side of p's breakpoint given by the sign of (value - xi D).
-    other[neuron] = k + 1 if value < xi * D else k - 1
-    return net.forward_with_pattern(x, pattern) != net.forward_with_pattern(x, tuple(other))
-
-
-def _region_rows(net: "Network", pattern) -> list[tuple[Vector, Fraction]]:
-    """The rows ``a . y <= beta`` of the closed activation region of ``pattern`` (zero-gradient neurons skipped)."""
-    from polyregions.networks._neuron_maps import PatternMaps
-
-    if hasattr(net, "region_rows"):  # a graph network's stages
-        from polyregions.measures._staged_distances import region_rows
-
-        return [_primitive_row(a, beta) for a, beta in region_rows(net, pattern)]  # type: ignore[arg-type]
-
-    maps = PatternMaps.of(net, pattern)
-    rows = []
-    for index, l, _u, g, D in _neuron_rows(net, pattern, maps):
-        if not any(g[:-1]):
-            continue
-        act = net.layers[l].activation
-        k = pattern[index]
-        a = tuple(Fraction(v) for v in g[:-1])
-        if k < len(act.breakpoints):
-            rows.append(_primitive_row(a, act.breakpoints[k] * D - g[-1]))
-        if k > 0:
-            rows.append(_primitive_row(tuple(-v for v in a), g[-1] - act.breakpoints[k - 1] * D))
-    return rows
-
-
-def _primitive_row(a: Vector, beta: Fraction) -> tuple[Vector, Fraction]:
-    """The same half-space with coprime integer coefficients (smaller numbers for the linear programs)."""
-    key = primitive((*a, beta))
-    return tuple(Fraction(v) for v in key[:-1]), Fraction(key[-1])
-
-
-def _search(net: "Network", x: Vector, start) -> ExactDistance:
-    """Exact ``dist(x, B_N)`` by visiting activation regions in order of distance through facets that are not in
-    ``B_N`` (see the module notes)."""
-    from polyregions.exact.lp import strict_point
-    from polyregions.polyhedra._projection import project
-
-    n = net.input_dim
-    if start is None:
-        rng = random.Random(0)
-        while True:
-            r = tuple(Fraction(rng.randint(-10 ** 6, 10 ** 6), 10 ** 6) for _ in range(n))
-            start = net.pattern_toward(x, r)
-            rows = _region_rows(net, start)
-            if strict_point([a for a, _ in rows], [c for _, c in rows], dim=n) is not None:
-                break
-    best, best_point = None, None
-    heap = [(_ZERO, 0, start)]
-    seen = {start}
-    counter = 1
-    while heap:
-        d2, _, pattern = heapq.heappop(heap)
-        if best is not None and d2 >= best:
-            break
-        rows = _region_rows(net, pattern)
-        inside = strict_point([a for a, _ in rows], [c for _, c in rows], dim=n)
-        order = sorted(range(len(rows)), key=lambda i: (dot(rows[i][0], x) - rows[i][1]) ** 2 / dot(rows[i][0],
-                                                                                                    rows[i][0]))
-        keys = [primitive((*a, beta)) for a, beta in rows]
-        done = set()
-        for i in order:
-            a, beta = rows[i]
-            plane2 = (dot(a, x) - beta) ** 2 / dot(a, a)
-            if best is not None and plane2 >= best:
-                break
-            if keys[i] in done:
-                continue  # the same hyperplane from another neuron
-            done.add(keys[i])
-            # Rows of other neurons on the same hyperplane are not strict on the facet: leave them out.
-            others = [r for j, r in enumerate(rows) if keys[j] != keys[i]]
-            A = [r[0] for r in others]
-            b = [r[1] for r in others]
-            # A facet when some point beyond it keeps every other row strict: the segment from the region's
-            # interior point to it crosses the facet's relative interior (no equality constraint needed).
-            beyond = strict_point(A + [tuple(-v for v in a)], b + [-beta], dim=n)
-            if beyond is None:
-                continue  # not a facet
-            # Every region visited has an interior: the start holds x strictly (or was checked to), the others
-            # are entered across a facet.
-            assert inside is not None
-            step = (beta - dot(a, inside)) / dot(a, tuple(o - p for o, p in zip(beyond, inside)))
-            q = tuple(p + step * (o - p) for p, o in zip(inside, beyond))
-            facet = project(x, A, b, E=[a], e=[beta])
-            if best is not None and facet.squared_distance >= best:
-                continue
-            across = net.pattern_toward(q, a)
-            if across == pattern:
-                continue  # a neuron constant at its breakpoint on both sides
-            off = tuple(qi + ai for qi, ai in zip(q, a))
-            if net.forward_with_pattern(off, pattern) != net.forward_with_pattern(off, across):
-                best, best_point = facet.squared_distance, facet.point
-            elif across not in seen:
-                seen.add(across)
-                heapq.heappush(heap, (facet.squared_distance, counter, across))
-                counter += 1
-    return ExactDistance(best, best_point)
+    return ExactDistance(*search(net, x, pattern if squared > 0 else None))
 
 
 # --- many points: floats with proven bounds ---------------------------------------------------------------------
