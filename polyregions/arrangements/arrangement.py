@@ -1,4 +1,8 @@
-"""The immutable arrangement of affine hyperplanes ``a . x = c`` in ``R^d``."""
+"""The immutable arrangement of affine hyperplanes ``a . x = c`` in ``R^d``.
+
+Its domain (checks, facet rows, restriction to a flat) is :mod:`._domain`'s, the arrangements made from it
+(restriction, essentialization, cone) :mod:`._constructions`'s.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,8 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Sequence
 
 from polyregions._support.limits import check_at_most
-from polyregions.arrangements._kernel import BOTH, IntRow, canonical
+from polyregions.arrangements import _constructions, _domain
+from polyregions.arrangements._kernel import IntRow, canonical
 from polyregions.errors import InvalidInputError
 from polyregions.exact._integers import primitive
 
@@ -125,17 +130,7 @@ class Arrangement:
             self._check_domain(self.domain)
 
     def _check_domain(self, domain: Any) -> None:
-        from polyregions.exact.lp import strict_point
-        from polyregions.exact.rationals import rational_matrix, rational_vector
-
-        if not all(hasattr(domain, name) for name in ("A", "b", "dim")):
-            raise InvalidInputError(f"domain: expected a Polytope (with A, b and dim), got {type(domain).__name__}")
-        if domain.dim != self.dim:
-            raise InvalidInputError(f"domain: expected a polytope in R^{self.dim}, got one in R^{domain.dim}")
-        A = rational_matrix(domain.A, what="domain.A", shape=(None, self.dim))
-        b = rational_vector(domain.b, what="domain.b", length=len(A))
-        if strict_point(A, b, dim=self.dim) is None:
-            raise InvalidInputError("domain: expected a full-dimensional polytope, got one with empty interior")
+        _domain.check_domain(domain, self.dim)
 
     # ----------------------------------------------------------------------------------------- basics
     def __len__(self) -> int:
@@ -250,27 +245,7 @@ class Arrangement:
         A domain row ``g.x <= b`` allows only the sign that is negative inside; when it lies on a hyperplane of
         the arrangement, that hyperplane's allowed signs shrink instead.
         """
-        rows = list(self._rows)
-        allowed = [BOTH] * len(rows)
-        if self.domain is not None:
-            from polyregions.exact.rationals import rational_matrix, rational_vector
-
-            A = rational_matrix(self.domain.A, what="domain.A", shape=(None, self.dim))
-            b = rational_vector(self.domain.b, what="domain.b", length=len(A))
-            where = {row: i for i, row in enumerate(rows)}
-            for a, bi in zip(A, b):
-                if not any(a):
-                    continue  # 0 <= b, which holds since the interior is non-empty
-                row, orientation = canonical(primitive(tuple(a) + (-bi,)))
-                bit = 1 if orientation > 0 else 2
-                i = where.get(row)
-                if i is None:
-                    where[row] = len(rows)
-                    rows.append(row)
-                    allowed.append(bit)
-                else:
-                    allowed[i] &= bit
-        return tuple(rows), tuple(allowed)
+        return _domain.system(self._rows, self.domain, self.dim)
 
     # ------------------------------------------------------------------------------- intersection poset
     @cached_property
@@ -358,11 +333,7 @@ class Arrangement:
 
         ``where`` is a hyperplane index or a :class:`~polyregions.arrangements.Flat` of :attr:`poset`.
         """
-        flat = self._flat_of(where)
-        point = flat.columns[-1]
-        w = point[-1]
-        return (tuple(Fraction(v, w) for v in point[:-1]),
-                tuple(tuple(Fraction(v, w) for v in c[:-1]) for c in flat.columns[:-1]))
+        return _constructions.restriction_chart(self._flat_of(where))
 
     def restriction(self, where: "int | Flat") -> "Arrangement":
         """The arrangement induced on a hyperplane (given by index) or on a flat of :attr:`poset`.
@@ -376,39 +347,7 @@ class Arrangement:
         >>> braid(4).restriction(0).num_regions()  # the braid arrangement of R^3 on x_1 = x_2
         6
         """
-        from operator import mul
-
-        flat = self._flat_of(where)
-        columns = flat.columns
-        rows = []
-        for row in self._rows:
-            r = tuple(sum(map(mul, row, c)) for c in columns)
-            if any(r[:-1]):
-                rows.append(r[:-1] + (-r[-1],))
-        domain = None
-        if self.domain is not None:
-            domain = self._restricted_domain(self.domain, columns)
-        return Arrangement(rows, dim=flat.dim, domain=domain)
-
-    def _restricted_domain(self, domain: "Polytope", columns: Sequence[IntRow]) -> "Polytope":
-        from operator import mul
-
-        from polyregions.exact.rationals import rational_matrix, rational_vector
-
-        A = rational_matrix(domain.A, what="domain.A", shape=(None, self.dim))
-        b = rational_vector(domain.b, what="domain.b", length=len(A))
-        new_A, new_b = [], []
-        for a, bi in zip(A, b):
-            row = primitive(tuple(a) + (-bi,))
-            r = tuple(sum(map(mul, row, c)) for c in columns)
-            if any(r[:-1]):
-                new_A.append(tuple(Fraction(v) for v in r[:-1]))
-                new_b.append(Fraction(-r[-1]))
-            elif r[-1] >= 0:
-                raise InvalidInputError("restriction: the flat misses the interior of the domain")
-        from polyregions.polyhedra.polytope import Polytope
-
-        return Polytope(tuple(new_A), tuple(new_b), len(columns) - 1)
+        return _constructions.restriction(self, self._flat_of(where))
 
     def essentialization(self) -> "Arrangement":
         """The same arrangement modulo its lineality space, in ``R^rank``.
@@ -422,26 +361,14 @@ class Arrangement:
         >>> braid(3).essentialization().dim
         2
         """
-        from polyregions.exact.linalg import rref
-
-        if self.domain is not None:
-            raise InvalidInputError("essentialization: expected an arrangement without a domain")
-        if not self.hyperplanes:
-            return Arrangement((), dim=0)
-        _, pivots = rref([tuple(Fraction(v) for v in n) for n in self.normals], self.dim)
-        return Arrangement([tuple(row[p] for p in pivots) + (row[-1],) for row in self.hyperplanes],
-                           dim=len(pivots))
+        return _constructions.essentialization(self)
 
     def cone(self) -> "Arrangement":
         """The cone in ``R^(dim+1)``: ``a . x = c z`` for every hyperplane, and ``z = 0``.
 
         It has twice as many regions and characteristic polynomial ``(t - 1) chi(t)``. Not defined with a domain.
         """
-        if self.domain is not None:
-            raise InvalidInputError("cone: expected an arrangement without a domain")
-        rows = [row[:-1] + (-row[-1], 0) for row in self.hyperplanes]
-        rows.append(tuple([0] * self.dim) + (1, 0))
-        return Arrangement(rows, dim=self.dim + 1)
+        return _constructions.cone(self)
 
     def within(self, polytope: "Polytope") -> "Arrangement":
         """The same hyperplanes restricted to a full-dimensional polytope (its interior is cut into cells)."""
