@@ -21,8 +21,10 @@ from polyregions.networks.graph import GraphNetwork, Node
 from polyregions.networks.layer import Layer
 from polyregions.networks.operations import Activation, Conv, Dense, Flatten, Maxout, MaxPool
 from polyregions.regions._mesh import mesh as mesh_module
+from polyregions.regions._mesh.merged_cells import _unique_rows
+from polyregions.regions._mesh.polygons import domain_box
 from polyregions.regions._mesh.sparse_layers import SparseWeights, sparse_forward, sparse_weights
-from polyregions.regions._mesh.stages import _round_rules, _unique_rows, bracket, dense_twin, domain_box
+from polyregions.regions._mesh.stages import _round_rules, bracket, dense_twin
 from polyregions.regions._mesh.support import UNPROVEN
 from tests.graph_oracle import brute_force_stage_patterns
 

@@ -234,8 +234,9 @@ def test_the_conv_maxpool_net_has_the_regions_of_its_dense_rewrite(channels, sid
 
 
 def test_the_mesh_rewriting_keeps_wide_layers_sparse():
+    from polyregions.regions._mesh.polygons import domain_box
     from polyregions.regions._mesh.sparse_layers import SparseLayer
-    from polyregions.regions._mesh.stages import dense_twin, domain_box
+    from polyregions.regions._mesh.stages import dense_twin
 
     net = maxpool_conv_net(16, 20)
     domain = _slice(20, 0, 0.1)

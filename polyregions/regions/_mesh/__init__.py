@@ -19,8 +19,9 @@ Modules: :mod:`.engine` (the entry points), :mod:`.mesh` (the refinement loop sh
 :mod:`.vertex_sides` (the vertices' proven and exact sides), :mod:`.region_maps` (the regions' float maps on deep
 networks), :mod:`.mesh_1d` and :mod:`.mesh_2d` (the splits of intervals and of polygons), :mod:`.exact_maps` (exact
 affine maps by modular arithmetic), :mod:`.support` (shared bits and arrays), :mod:`.stages` (graph networks as
-dense networks with the same regions), :mod:`.ties` (max units' rounds tied on whole regions, decided from
-patterns), :mod:`.sparse_layers` (float pre-activations of sparse layers).
+dense networks with the same regions), :mod:`.merged_cells` (their cells of one stage pattern merged),
+:mod:`.polygons` (exact vertices, boxes and hulls of 1-D and 2-D domains), :mod:`.ties` (max units' rounds tied on
+whole regions, decided from patterns), :mod:`.sparse_layers` (float pre-activations of sparse layers).
 """
 
 from polyregions.regions._mesh.engine import mesh_regions, refine_mesh

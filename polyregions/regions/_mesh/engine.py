@@ -92,7 +92,9 @@ def _run(net: "Network", A, b, *, progress: bool) -> tuple[Sequence[Region], np.
         with one_blas_thread():
             return engine.run(progress=progress)
     # a graph network's stages, through a dense network with the same regions on the domain
-    from polyregions.regions._mesh.stages import dense_twin, domain_box, merged
+    from polyregions.regions._mesh.merged_cells import merged
+    from polyregions.regions._mesh.polygons import domain_box
+    from polyregions.regions._mesh.stages import dense_twin
 
     twin = dense_twin(net, domain_box(A, b))  # type: ignore[arg-type]
     engine = _mesh_class(net.input_dim)(twin.network, A, b)

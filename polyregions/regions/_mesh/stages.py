@@ -15,8 +15,8 @@ rewritten, exactly and only on the (bounded) domain, as a few such layers:
 
 A stage's pattern is read back from the rewritten network's pattern (:class:`Twin`). Over two values the
 tournament's cells are the argmax cells; over three or more, a match between two losers may split an argmax
-cell: the cells with one stage pattern are then merged (:func:`merged`), each union being the convex activation
-region of that pattern.
+cell: the cells with one stage pattern are then merged (:mod:`.merged_cells`), each union being the convex
+activation region of that pattern.
 
 A match whose two values are equal on a whole region (two dead ReLUs in a pooling window, both exactly 0) ties
 on a full-dimensional set: its side there is read off the region's pattern (:mod:`.ties`), never from bounds.
@@ -27,50 +27,26 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import partial
 from typing import Any, Sequence
 
 import numpy as np
 
-from polyregions.exact._integers import primitive
 from polyregions.networks.activations import Activation, linear, relu
 from polyregions.networks.network import Layer, Network
 from polyregions.networks.stage import Stage
 from polyregions.networks.stages import StagedNetwork
+from polyregions.regions._mesh.polygons import Interval
 from polyregions.regions._mesh.sparse_layers import LayeredNetwork, SparseLayer
-from polyregions.regions._mesh.support import ComputedOnce
 from polyregions.regions._mesh.ties import ConstantRounds, Difference, RoundRule
 
-__all__ = ["Twin", "bracket", "dense_twin", "domain_box", "merged"]
+__all__ = ["Twin", "bracket", "dense_twin"]
 
-Interval = tuple[Fraction, Fraction]
 Key = tuple  # ("x", i): a stage input; ("y", s, i): an element-wise output; ("r", s, g, t): a tournament round
 Expression = tuple[dict[Key, Fraction], Fraction]  # a linear combination of keys plus a constant
 
 
 _RELU = relu()
 _ONE, _ZERO = Fraction(1), Fraction(0)
-
-
-def domain_box(A: Sequence[Sequence[Fraction]], b: Sequence[Fraction]) -> list[Interval]:
-    """Exact bounds of every coordinate on the bounded polytope ``A t <= b`` of dimension 1 or 2."""
-    points = _vertices(A, b)
-    return [(min(x[i] for x in points), max(x[i] for x in points)) for i in range(len(A[0]))]
-
-
-def _vertices(A: Sequence[Sequence[Fraction]], b: Sequence[Fraction]) -> list[tuple[Fraction, ...]]:
-    """The vertices of the bounded polytope ``A t <= b`` of dimension 1 or 2: feasible intersections of rows."""
-    points: list[tuple[Fraction, ...]] = []
-    if len(A[0]) == 1:
-        points = [(Fraction(bi) / a[0],) for a, bi in zip(A, b) if a[0]]
-    else:
-        for i in range(len(A)):
-            for j in range(i + 1, len(A)):
-                (p, q), (r, s) = A[i], A[j]
-                det = p * s - q * r
-                if det:
-                    points.append((Fraction(b[i] * s - q * b[j]) / det, Fraction(p * b[j] - b[i] * r) / det))
-    return sorted({x for x in points if all(sum(a * v for a, v in zip(row, x)) <= bi for row, bi in zip(A, b))})
 
 
 def _image(activation: Activation, low: Fraction, high: Fraction) -> Interval:
@@ -426,80 +402,3 @@ def _difference(new: dict[int, Fraction], old: dict[int, Fraction], offset: Frac
             return None
         terms.append((columns[("y", s - 1, i)], c, activation))
     return Difference(offset, tuple(terms))
-
-
-def merged(regions: Sequence, patterns: np.ndarray, pairs: np.ndarray, network: Any
-           ) -> tuple[Sequence, np.ndarray, np.ndarray]:
-    """Cells with one pattern merged into one region (their union is that pattern's convex region): its
-    vertices those of the cells' hull, its rows the hull's edges, its interior point a cell's. The geometry is
-    built on the first request for any region's, as the mesh builds its own."""
-    from polyregions.regions.complex import Region
-
-    unique, inverse = _unique_rows(patterns)
-    if len(unique) == len(patterns):
-        return regions, patterns, pairs
-    order = np.argsort(inverse, kind="stable")
-    bounds = np.searchsorted(inverse[order], np.arange(len(unique) + 1)).tolist()
-    members = [order[start:end].tolist() for start, end in zip(bounds, bounds[1:])]
-    geometry = ComputedOnce(partial(_merged_geometry, regions, members))
-    joined = inverse[pairs] if len(pairs) else pairs
-    joined = joined[joined[:, 0] != joined[:, 1]] if len(joined) else joined
-    return Region._deferred_rows(unique, network, geometry.item), unique, joined
-
-
-def _unique_rows(patterns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct rows of a pattern matrix and each row's index among them (``np.unique(axis=0)``, faster:
-    rows of small pieces are compared as byte strings, distinct exactly when the rows are)."""
-    width = patterns.shape[1]
-    if not (width and 0 <= patterns.min() and patterns.max() < 255):
-        unique, inverse = np.unique(patterns, axis=0, return_inverse=True)
-        return unique, inverse.reshape(-1)
-    # +1: numpy drops trailing zero bytes of byte strings.
-    keys = np.ascontiguousarray((patterns + 1).astype(np.uint8)).view(f"S{width}").ravel()
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    return patterns[first], inverse.reshape(-1)
-
-
-def _merged_geometry(regions: Sequence, members: list[list[int]]) -> list[tuple[Any, Any, Any]]:
-    """``(A, b, interior_point)`` of every union of cells: a lone cell's own, else the hull of the cells."""
-    out = []
-    for cells in members:
-        first = regions[cells[0]]
-        if len(cells) == 1:
-            out.append((first.A, first.b, first.interior_point))
-            continue
-        A, b = _hull_rows([p for c in cells for p in _vertices(regions[c].A, regions[c].b)])
-        out.append((A, b, first.interior_point))
-    return out
-
-
-def _hull_rows(points: list[tuple[Fraction, ...]]) -> tuple[tuple[tuple[Fraction, ...], ...], tuple[Fraction, ...]]:
-    """The facets ``A t <= b`` (primitive integer rows) of the convex hull of exact points in dimension 1 or 2."""
-    if len(points[0]) == 1:
-        low, high = min(p[0] for p in points), max(p[0] for p in points)
-        return ((Fraction(1),), (Fraction(-1),)), (high, -low)
-    hull = _convex_hull(sorted(set(points)))
-    A, b = [], []
-    for p, q in zip(hull, hull[1:] + hull[:1]):
-        row = primitive((q[1] - p[1], p[0] - q[0], (q[1] - p[1]) * p[0] + (p[0] - q[0]) * p[1]))
-        A.append(tuple(Fraction(v) for v in row[:-1]))
-        b.append(Fraction(row[-1]))
-    return tuple(A), tuple(b)
-
-
-def _convex_hull(points: list[tuple[Fraction, ...]]) -> list[tuple[Fraction, ...]]:
-    """The hull's vertices counter-clockwise, without collinear points (monotone chain, exact)."""
-    def cross(o, a, b):
-        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
-
-    lower: list = []
-    upper: list = []
-    for p in points:
-        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 0:
-            lower.pop()
-        lower.append(p)
-    for p in reversed(points):
-        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= 0:
-            upper.pop()
-        upper.append(p)
-    return lower[:-1] + upper[:-1]
