@@ -27,7 +27,7 @@ COMMANDS = {"verify": _verify_main, "theorems": _theorems_main}
 
 _HELP = {
     "verify": "re-check a region complex export or a search certificate exactly, without polyregions",
-    "theorems": "check every statement of THEOREMS.md on a sweep of exact computations and write reports",
+    "theorems": "check every statement of the theory on a sweep of exact computations and write reports",
 }
 
 

@@ -34,7 +34,7 @@ def _without_time(rows):
 # --- the architecture bounds, recomputed from their closed forms ---------------------------------------------
 
 def expected_bounds(widths, activation, d):
-    """Every bound of a row, from the formulas in THEOREMS.md (J of Serra et al. by brute force)."""
+    """Every bound of a row, from the bounds' formulas (J of Serra et al. by brute force)."""
     t = BREAKPOINTS[activation]
     hidden = widths[1:]
 

@@ -1,4 +1,5 @@
-"""One check per statement of THEOREMS.md, each a sweep of exact computations with a report.
+"""One check per statement of the theory polyregions computes or relies on, each a sweep of exact computations
+with a report.
 
 Run them all (or some) with ``python -m proofs_check theorems [--size quick|full] [--out DIR] [--only NAME ...]``;
 the exit status is 1 when a bound or band is broken. Each check module has ``NAME``, ``TITLE``, ``KIND``

@@ -60,7 +60,7 @@ class CheckResult:
     name, title : str
         The check's module name and a one-line title.
     statement : str
-        The statement checked (plain notation, as in THEOREMS.md) and its hypotheses.
+        The statement checked (plain notation) and its hypotheses.
     kind : str
         ``"proven"`` or ``"empirical"`` (see the module documentation).
     size : str

@@ -90,7 +90,7 @@ def build_parser(prog: str = "python -m proofs_check theorems") -> argparse.Argu
 
     parser = argparse.ArgumentParser(
         prog=prog,
-        description="Check every statement of THEOREMS.md on a sweep of exact computations (with polyregions) "
+        description="Check every statement of the theory on a sweep of exact computations (with polyregions) "
                     "and write a report per statement: NAME.md, NAME.json (and NAME.png with matplotlib) for "
                     "each check, and summary.md and summary.json, into the report directory. One line per check "
                     "is printed as it finishes.",
