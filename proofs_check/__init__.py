@@ -8,7 +8,8 @@ claim (``claims``).
 
 ``proofs_check.theorems`` checks every statement of the theory polyregions relies on (the region bounds,
 Zaslavsky's theorem, Hanin & Rolnick's theorems; the user guide's Bounds page states them) on sweeps of exact
-computations, with a report per statement (it uses polyregions to compute): ``python -m proofs_check theorems [--size quick|full]``.
+computations, with a report per statement (it uses polyregions to compute):
+``python -m proofs_check theorems [--size quick|full]``.
 """
 
 __all__ = ["verify", "geometry", "reading", "network", "domain", "export", "derived", "claims", "errors"]
