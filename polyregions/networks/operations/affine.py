@@ -180,6 +180,17 @@ class AvgPool(Pool):
         return SparseAffine(tuple(terms), (Fraction(0),) * len(terms))
 
 
+def _read_scale_shift(op: Any, counted: str) -> None:
+    """Read an operation's ``scale`` and ``shift`` exactly, as many shifts as scales (``counted`` says what each
+    number stands for, in the message)."""
+    scale, shape = nested(op.scale, 1, f"{op.kind}: scale")
+    shift, _ = nested(op.shift, 1, f"{op.kind}: shift")
+    if len(shift) != shape[0]:
+        raise InvalidInputError(f"{op.kind}: shift: expected {shape[0]} numbers ({counted}), got {len(shift)}")
+    object.__setattr__(op, "scale", scale)
+    object.__setattr__(op, "shift", shift)
+
+
 @dataclass(frozen=True)
 class BatchNorm:
     """``y = scale[c] * x + shift[c]`` per channel (axis 0), batch norm folded from its statistics."""
@@ -190,13 +201,7 @@ class BatchNorm:
     kind = "batchnorm"
 
     def __post_init__(self) -> None:
-        scale, shape = nested(self.scale, 1, "batchnorm: scale")
-        shift, _ = nested(self.shift, 1, "batchnorm: shift")
-        if len(shift) != shape[0]:
-            raise InvalidInputError(f"batchnorm: shift: expected {shape[0]} numbers (one per channel), "
-                                    f"got {len(shift)}")
-        object.__setattr__(self, "scale", scale)
-        object.__setattr__(self, "shift", shift)
+        _read_scale_shift(self, "one per channel")
 
     @sized
     def output_shape(self, shapes: Sequence[Shape], what: str = "batchnorm") -> Shape:
@@ -228,13 +233,7 @@ class Scale:
     kind = "scale"
 
     def __post_init__(self) -> None:
-        scale, shape = nested(self.scale, 1, "scale: scale")
-        shift, _ = nested(self.shift, 1, "scale: shift")
-        if len(shift) != shape[0]:
-            raise InvalidInputError(f"scale: shift: expected {shape[0]} numbers (one per entry, as scale), "
-                                    f"got {len(shift)}")
-        object.__setattr__(self, "scale", scale)
-        object.__setattr__(self, "shift", shift)
+        _read_scale_shift(self, "one per entry, as scale")
 
     @sized
     def output_shape(self, shapes: Sequence[Shape], what: str = "scale") -> Shape:
