@@ -5,10 +5,10 @@ one vertex in well under a second."""
 from __future__ import annotations
 
 import random
-import time
 from fractions import Fraction
 
 import pytest
+from cpu_clock import timed
 
 from polyregions.errors import InvalidInputError
 from polyregions.regions._mesh.mesh_2d import _polygon, _Slope
@@ -122,9 +122,9 @@ def test_a_fan_of_400_rows_through_one_vertex_is_quick():
     rows = 400
     A = [[k - rows // 2, -1000] for k in range(rows)] + [[0, 1]]
     b = [0] * rows + [1]
-    started = time.perf_counter()
-    points, carriers = _polygon(A, b)
-    assert time.perf_counter() - started < 1.0
+    with timed() as elapsed:
+        points, carriers = _polygon(A, b)
+    assert elapsed.seconds < 1.0
     assert points == [(Fraction(1000, 199), Fraction(1)), (Fraction(-5, 1), Fraction(1)), (Fraction(0), Fraction(0))]
     assert carriers == [rows, 0, rows - 1]
 
@@ -144,10 +144,10 @@ def test_a_400_row_fan_domain_is_counted_by_the_default_engine_as_by_the_lp_engi
     (tmp_path / "fan.json").write_text(json.dumps(domain))
     counts = {}
     for engine in ("mesh", "lp"):
-        started = time.perf_counter()
-        assert main(["regions", str(tmp_path / "net.json"), "--domain", str(tmp_path / "fan.json"), "--json",
-                     "--engine", engine]) == 0
-        assert time.perf_counter() - started < 10.0
+        with timed() as elapsed:
+            assert main(["regions", str(tmp_path / "net.json"), "--domain", str(tmp_path / "fan.json"), "--json",
+                         "--engine", engine]) == 0
+        assert elapsed.seconds < 10.0
         summary = json.loads(capsys.readouterr().out)
         counts[engine] = (summary["activation_regions"], summary["linear_regions"], summary["adjacencies"])
     assert counts["mesh"] == counts["lp"] and counts["mesh"][0] >= 3, counts
