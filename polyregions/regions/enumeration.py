@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 __all__ = ["enumerate_regions", "Engine", "ENGINES"]
 
-#: The refinement engines: ``"mesh"`` (bounded 1-D and 2-D domains), ``"lp"`` (any domain) or ``"auto"``.
+#: The refinement engines: ``"mesh"`` (bounded 1-D, 2-D and 3-D domains), ``"lp"`` (any domain) or ``"auto"``.
 Engine = Literal["auto", "mesh", "lp"]
 #: The values of ``engine`` parameters.
 ENGINES: tuple[Engine, ...] = get_args(Engine)
@@ -33,8 +33,10 @@ def enumerate_regions(network: "Network | GraphNetwork", domain: "Domain", *, en
     domain : Domain
         Where the regions are counted (:func:`~polyregions.regions.domains.box`, ``segment``, ...).
     engine : {"auto", "mesh", "lp"}, keyword-only
-        ``"auto"`` takes the vectorised mesh engine for bounded 1-D and 2-D domains and the LP-certified
-        engine otherwise; both return the same complex.
+        ``"auto"`` takes the vectorised mesh engine for bounded 1-D and 2-D domains and for bounded 3-D domains
+        of a :class:`~polyregions.networks.network.Network` (a graph network's 3-D regions may be unions of its
+        rewriting's cells, which the 3-D mesh does not merge), and the LP-certified engine otherwise; both return
+        the same complex.
     backend : {"highs", "exact", "cvxpy"}, keyword-only
         The solver the LP engine starts each linear program with (every answer is certified exactly).
     progress : bool, keyword-only
@@ -86,7 +88,10 @@ def enumerate_regions(network: "Network | GraphNetwork", domain: "Domain", *, en
         if backend not in BACKENDS:
             raise InvalidInputError(f"backend: expected one of {', '.join(BACKENDS)}, got {_describe(backend)}")
     if engine == "auto":
-        engine = "mesh" if domain.dim <= 2 and domain.is_bounded() and scheduler is None else "lp"
+        from polyregions.networks.network import Network
+
+        meshed = domain.dim <= 2 or (domain.dim == 3 and isinstance(network, Network))
+        engine = "mesh" if meshed and domain.is_bounded() and scheduler is None else "lp"
     check_scheduler(scheduler)
     if engine == "mesh" and scheduler is not None:
         raise InvalidInputError("scheduler: the mesh engine runs in one process; use engine=\"lp\" on a cluster")

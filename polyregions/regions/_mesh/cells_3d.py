@@ -1,0 +1,143 @@
+"""The exact geometry of the 3-D mesh's cells: their inequalities (one per plane of their faces) and an exact
+point strictly inside each."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from polyregions.exact._integers import lcm
+from polyregions.networks._float_filter import gamma, safety
+from polyregions.regions._mesh.support import KEY, MeshError, distinct
+
+if TYPE_CHECKING:
+    from polyregions.exact.linalg import Matrix, Vector
+    from polyregions.regions._mesh.mesh_3d import Mesh3D
+
+__all__ = ["cell_geometry"]
+
+
+def cell_geometry(mesh: "Mesh3D", patterns: np.ndarray) -> list[tuple["Matrix", "Vector", "Vector"]]:
+    """Every cell's exact inequalities ``A t <= b`` (a row per distinct plane of its faces, faces on one plane
+    giving one row) and an exact interior point."""
+    mesh._compact()
+    nf = mesh.nf
+    owner = np.arange(nf, dtype=np.int64).repeat(mesh.clen[:nf])
+    key = distinct(owner * KEY + mesh.fplane[mesh.cf[:mesh.ctop]])
+    run_cells, run_planes = key // KEY, key % KEY
+    mesh._ensure_lines(distinct(run_planes))
+    above = mesh._line_sides(run_planes, run_cells, patterns)
+    codes, code_of_run = np.unique(run_planes * 2 + above, return_inverse=True)
+    oriented = [_oriented_row(mesh, int(c) >> 1, bool(c & 1)) for c in codes.tolist()]
+    integers = [_integer_row(mesh, int(c) >> 1, bool(c & 1)) for c in codes.tolist()]
+    points = _interior_points(mesh, run_cells, code_of_run, integers)
+    all_A = [oriented[i][0] for i in code_of_run.tolist()]
+    all_b = [oriented[i][1] for i in code_of_run.tolist()]
+    ends = np.cumsum(np.bincount(run_cells, minlength=nf)).tolist()
+    return [(tuple(all_A[start:end]), tuple(all_b[start:end]), point)
+            for start, end, point in zip([0] + ends[:-1], ends, points)]
+
+
+def _oriented_row(mesh: "Mesh3D", line: int, above: bool) -> tuple[tuple[Fraction, ...], Fraction]:
+    """The row ``a . t <= c`` of a plane for a cell below (or above) its breakpoint."""
+    if mesh.lines[line, 0] < 0:
+        i = int(mesh.lines[line, 1])
+        return mesh.A[i], mesh.b[i]
+    ints = mesh.line_rows[line]
+    sign = -1 if above else 1
+    return tuple(Fraction(sign * v) for v in ints[:-1]), Fraction(-sign * ints[-1])
+
+
+def _integer_row(mesh: "Mesh3D", line: int, above: bool) -> tuple[int, ...]:
+    """Integers ``(a_1, a_2, a_3, c)`` with the cell's side of the plane being ``a . t <= c``."""
+    if mesh.lines[line, 0] < 0:
+        i = int(mesh.lines[line, 1])
+        a, bi = mesh.A[i], mesh.b[i]
+        scale = lcm(list(a) + [bi])
+        return (*(int(v * scale) for v in a), int(bi * scale))
+    *a, c = mesh.line_rows[line]
+    return (*(-v for v in a), c) if above else (*a, -c)
+
+
+def _to_double(value: int) -> float:
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
+
+
+def _strictly_inside(points: np.ndarray, r: np.ndarray, run_cells: np.ndarray, integers, code_of_run,
+                     cells: np.ndarray) -> np.ndarray:
+    """Whether each cell's candidate point (doubles) satisfies each of its rows strictly, for the cells in the
+    mask ``cells``: proven in floating point (the rows' integers rounded to doubles, four products and three sums:
+    within ``gamma_8`` of the sum of the terms' magnitudes), else checked with integers."""
+    p = points[run_cells]
+    with np.errstate(all="ignore"):
+        terms = r[:, :3] * p
+        value = terms.sum(axis=1) - r[:, 3]
+        bound = gamma(8) * (np.abs(terms).sum(axis=1) + np.abs(r[:, 3])) * safety(4)
+        proven = value < -bound
+    ok = np.isfinite(points).all(axis=1) & cells
+    unsure = np.flatnonzero(~proven & ok[run_cells])
+    if unsure.size:
+        coordinates = points.tolist()
+        for run in unsure.tolist():
+            c = int(run_cells[run])
+            if not ok[c]:
+                continue
+            *a, bound_ = integers[int(code_of_run[run])]
+            x = [Fraction(v) for v in coordinates[c]]
+            if sum(ai * xi for ai, xi in zip(a, x)) >= bound_:
+                ok[c] = False
+    return ok
+
+
+def _interior_points(mesh: "Mesh3D", run_cells, code_of_run, integers) -> list[tuple[Fraction, ...]]:
+    """An exact point strictly inside every cell: the mean of its vertices' approximate points rounded to a grid of
+    powers of two finer than its (approximate) inradius, or that mean unrounded, when a check proves it inside;
+    else the exact mean of its vertices (inside: the vertices of a 3-D polytope are not coplanar)."""
+    nf = mesh.nf
+    cells = np.arange(nf, dtype=np.int64)
+    verts, counts = mesh._cell_vertices(cells)
+    starts = counts.cumsum() - counts
+    floats = np.array([[_to_double(v) for v in row] for row in integers], dtype=np.float64).reshape(-1, 4)
+    r = floats[code_of_run]
+    runs = np.bincount(run_cells, minlength=nf)
+    run_starts = runs.cumsum() - runs
+    with np.errstate(all="ignore"):
+        centre = np.add.reduceat(mesh.xyz[verts], starts, axis=0) / counts[:, None]
+        slack = (r[:, 3] - (r[:, :3] * centre[run_cells]).sum(axis=1)) / np.sqrt((r[:, :3] ** 2).sum(axis=1))
+        radius = np.minimum.reduceat(slack, run_starts)
+        step = np.exp2(np.floor(np.log2(radius)) - 2)
+        rounded = np.round(centre / step[:, None]) * step[:, None]
+    good = np.isfinite(rounded).all(axis=1) & (radius > 0)
+    rounded[~good] = centre[~good]
+    everything = np.ones(nf, dtype=bool)
+    ok = _strictly_inside(rounded, r, run_cells, integers, code_of_run, everything)
+    retry = ~ok & good
+    if retry.any():
+        rounded[retry] = centre[retry]
+        ok[retry] = _strictly_inside(rounded, r, run_cells, integers, code_of_run, retry)[retry]
+    points: list = [tuple(Fraction(v) for v in row) if inside else None
+                    for inside, row in zip(ok.tolist(), rounded.tolist())]
+    missing = np.flatnonzero(~ok)
+    if missing.size:
+        owner = cells.repeat(counts)
+        chosen = np.isin(owner, missing)
+        pairs = distinct(owner[chosen] * KEY + verts[chosen])
+        homogeneous = mesh._homogeneous(pairs % KEY)
+        by_cell: dict[int, list] = {}
+        for c, point in zip((pairs // KEY).tolist(), homogeneous):
+            by_cell.setdefault(c, []).append(point)
+        for c, corner in by_cell.items():
+            mean = tuple(sum(Fraction(p[d], p[3]) for p in corner) / len(corner) for d in range(3))
+            start, end = int(run_starts[c]), int(run_starts[c] + runs[c])
+            for run in range(start, end):
+                *a, bound_ = integers[int(code_of_run[run])]
+                if sum(ai * xi for ai, xi in zip(a, mean)) >= bound_:
+                    raise MeshError(f"cell {c}: the mean of its vertices is not inside it")
+            points[c] = mean
+    return points
