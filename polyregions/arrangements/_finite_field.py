@@ -6,7 +6,8 @@ the origin ``t - 1`` divides it. The remaining coefficients are fixed by as many
 number of points of ``F_q^r`` off the hyperplanes (:func:`._point_count.count_points`) for a prime ``q`` above a
 bound on the maximal minors of the coned arrangement (:mod:`._minors`), which makes the reduction modulo ``q``
 keep the intersection poset. Everything is exact: integer counts and rational interpolation whose coefficients
-must come out integers.
+must come out integers. The counts of the primes are independent; a long run keeps each one in a checkpoint file
+as it is finished (:mod:`._count_checkpoint`) and, run again, counts only the ones it lacks.
 
 Examples
 --------
@@ -17,6 +18,9 @@ Examples
 
 from __future__ import annotations
 
+import os
+import time
+
 from polyregions.arrangements._integer_forms import IntegerForm
 from polyregions.arrangements._low_rank import second_whitney_number
 from polyregions.arrangements._minors import minor_bound
@@ -24,14 +28,15 @@ from polyregions.arrangements._point_count import OverBudget, count_points, prim
 from polyregions.arrangements._polynomials import Poly, interpolate_low, times_linear
 from polyregions.errors import CertificateError, InvalidInputError
 
-__all__ = ["MAX_PRIME", "good_prime_bound", "finite_field_polynomial"]
+__all__ = ["MAX_PRIME", "good_prime_bound", "finite_field_polynomial", "planned_primes"]
 
 #: The largest prime the method accepts: a state holds a bit per element of ``F_q``, and levels hold up to
 #: ``q^k`` states, so beyond a few thousand the count would not end; deletion-restriction does not care.
 MAX_PRIME = 4099
-#: Above 63 (no longer one machine word per value set) the count runs on Python integers, and the method
-#: accepts only ``q^rank <=`` this many possible steps.
-MAX_PYTHON_STEPS = 2 * 10 ** 7
+#: Up to this prime a set takes two machine words and the count has no limit but its states; above, the method
+#: accepts only ``q^rank <=`` :data:`MAX_WIDE_STEPS` possible steps.
+WIDE_PRIME = 127
+MAX_WIDE_STEPS = 2 * 10 ** 7
 
 
 def good_prime_bound(form: IntegerForm) -> int:
@@ -48,47 +53,87 @@ def good_prime_bound(form: IntegerForm) -> int:
     return bound
 
 
-def finite_field_polynomial(form: IntegerForm, *, max_states: int | None = None,
-                            max_prime: int | None = None) -> Poly:
+def _known_top(form: IntegerForm) -> tuple[tuple[int, ...], int]:
+    """The coefficients of ``chi`` known without counting (or of ``chi / (t - 1)`` for a central arrangement),
+    highest first, and the degree of that polynomial."""
+    r, rows = form.rank, form.rows
+    known = (1, -len(rows)) + ((second_whitney_number(rows, r),) if r >= 2 else ())  # no rank-2 flats below 2
+    if not form.homogeneous:
+        return known, r
+    top: list[int] = []  # chi = (t - 1) p: the top coefficients of p by synthetic division
+    for c in known[:r]:
+        top.append(c + (top[-1] if top else 0))
+    return tuple(top), r - 1
+
+
+def planned_primes(form: IntegerForm, *, max_prime: int | None = None) -> list[int]:
+    """The primes whose point counts fix ``chi`` (none when its known coefficients are all of it).
+
+    Raises :class:`._point_count.OverBudget` beyond ``max_prime``, and InvalidInputError when the primes are
+    too large for the method at all.
+    """
+    known, degree = _known_top(form)
+    unknown = degree + 1 - len(known)
+    if unknown <= 0:
+        return []
+    r, bound = form.rank, good_prime_bound(form)
+    if max_prime is not None and bound >= max_prime:
+        raise OverBudget(f"primes above {bound} needed, allowed up to {max_prime}")
+    if bound >= MAX_PRIME or (bound >= WIDE_PRIME and bound ** r > MAX_WIDE_STEPS):
+        raise InvalidInputError(f"finite-field: expected an arrangement whose maximal minors are small enough "
+                                f"for counts over F_q with q above them, got a bound of {bound} in rank {r}; "
+                                f"use method=\"deletion-restriction\"")
+    primes = primes_above(bound, unknown)
+    if max_prime is not None and primes[-1] > max_prime:
+        raise OverBudget(f"prime {primes[-1]} above {max_prime}")
+    return primes
+
+
+def finite_field_polynomial(form: IntegerForm, *, max_states: int | None = None, max_prime: int | None = None,
+                            checkpoint: str | os.PathLike | None = None, progress: bool = False) -> Poly:
     """``chi`` of an essential integer form (degree ``form.rank``) from point counts.
+
+    ``checkpoint`` names a file that keeps each prime's count as it is finished (:mod:`._count_checkpoint`): a
+    run with a file of earlier counts of the same arrangement counts only the primes missing from it.
+    ``progress`` shows a bar over the primes on standard error, the state of the running count beside it.
 
     Raises :class:`._point_count.OverBudget` when a count would hold more than ``max_states`` states in a
     level, or would need a prime above ``max_prime``.
     """
-    r, rows = form.rank, form.rows
-    if r == 0:
+    from polyregions._support.progress import progress_bar
+    from polyregions.arrangements._count_checkpoint import CountCheckpoint, PrimeCount
+
+    if form.rank == 0:
         return (1,)
-    known = (1, -len(rows)) + ((second_whitney_number(rows, r),) if r >= 2 else ())  # no rank-2 flats below 2
-    homogeneous = form.homogeneous
-    if homogeneous:  # chi = (t - 1) p: the top coefficients of p by synthetic division
-        top: list[int] = []
-        for c in known[:r]:
-            top.append(c + (top[-1] if top else 0))
-        known, degree = tuple(top), r - 1
-    else:
-        degree = r
-    unknown = degree + 1 - len(known)
-    points: list[int] = []
-    values: list[int] = []
-    if unknown > 0:
-        kernel = [row[:-1] + (-row[-1],) for row in rows]
-        bound = good_prime_bound(form)
-        if max_prime is not None and bound >= max_prime:
-            raise OverBudget(f"primes above {bound} needed, allowed up to {max_prime}")
-        if bound >= MAX_PRIME or (bound >= 63 and bound ** r > MAX_PYTHON_STEPS):
-            raise InvalidInputError(f"finite-field: expected an arrangement whose maximal minors are small enough "
-                                    f"for counts over F_q with q above them, got a bound of {bound} in rank {r}; "
-                                    f"use method=\"deletion-restriction\"")
-        primes = primes_above(bound, unknown)
-        if max_prime is not None and primes[-1] > max_prime:
-            raise OverBudget(f"prime {primes[-1]} above {max_prime}")
+    known, degree = _known_top(form)
+    primes = planned_primes(form, max_prime=max_prime)
+    kernel = [row[:-1] + (-row[-1],) for row in form.rows]
+    saved = CountCheckpoint(checkpoint, form, primes) if checkpoint is not None and primes else None
+    counts = dict(saved.counts) if saved is not None else {}
+    with progress_bar(total=len(primes), desc="point counts", enabled=progress and bool(primes)) as bar:
+        bar.update(len(counts))
         for q in primes:
-            value = count_points(kernel, r, q, max_states=max_states)
-            if homogeneous:
-                if value % (q - 1):
-                    raise CertificateError(f"expected a point count divisible by q - 1 = {q - 1}, got {value}")
-                value //= q - 1
-            points.append(q)
-            values.append(value)
-    polynomial = interpolate_low(known, degree, points, values)
-    return times_linear(polynomial, 1) if homogeneous else polynomial
+            if q in counts:
+                continue
+            label = f"q = {q}"
+            bar.set_postfix_str(label)
+
+            def report(text: str, label: str = label) -> None:
+                bar.set_postfix_str(f"{label}: {text}")
+
+            wall, cpu = time.perf_counter(), time.process_time()
+            points = count_points(kernel, form.rank, q, max_states=max_states, report=report)
+            counts[q] = PrimeCount(q, points, time.perf_counter() - wall, time.process_time() - cpu)
+            if saved is not None:
+                saved.record(counts[q])
+            bar.update(1)
+    values = []
+    for q in primes:
+        value = counts[q].points
+        if form.homogeneous:
+            if value % (q - 1):
+                raise CertificateError(f"expected a point count divisible by q - 1 = {q - 1}, got {value}")
+            value //= q - 1
+        values.append(value)
+    polynomial = interpolate_low(known, degree, primes, values)
+    return times_linear(polynomial, 1) if form.homogeneous else polynomial

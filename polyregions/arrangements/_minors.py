@@ -6,8 +6,11 @@ independent over ``Q`` extends to a basis, whose determinant stays non-zero modu
 a bound on the absolute values of the ``r x r`` minors is good. Three bounds, the smallest wins:
 
 * Hadamard's: the product of the ``r`` largest row norms;
-* for rows that are ``+-`` 0/1 vectors, Hadamard's bound for 0/1 matrices, ``(r + 1)^((r + 1)/2) / 2^r``
-  (32 for the resonance arrangement in ``R^7``, where the row bound gives 571);
+* for rows that are ``+-`` 0/1 vectors, the bound of the ``+-1`` matrices of order ``r + 1`` divided by ``2^r``
+  (an ``r x r`` 0/1 matrix ``B`` gives the ``+-1`` matrix ``[[1, 1^T], [1, J - 2 B]]``, of determinant
+  ``(-2)^r det B`` up to sign): Hadamard's ``n^(n/2)``, and for odd ``n`` Barba's ``sqrt(2n - 1) (n - 1)^((n - 1)/2)``
+  (32 for the resonance arrangement in ``R^7``, where the row bound gives 571; 65 in ``R^8``, where Hadamard's
+  gives 76);
 * the exact maximum, when the minors are few enough to compute them all (exterior products over machine
   integers, vectorised; used only when Hadamard's bound shows that no value can overflow).
 
@@ -42,13 +45,19 @@ def hadamard_bound(rows: Sequence[IntRow], r: int) -> int:
 
 
 def zero_one_bound(r: int) -> int:
-    """``floor((r + 1)^((r + 1)/2) / 2^r)``, Hadamard's bound for the determinant of an ``r x r`` 0/1 matrix
-    (it holds for rows that are 0/1 vectors up to sign).
+    """A bound on the determinant of an ``r x r`` matrix whose rows are 0/1 vectors up to sign: that of the
+    ``+-1`` matrices of order ``n = r + 1`` over ``2^r``, by Hadamard's inequality ``n^(n/2)`` and, for odd
+    ``n``, Barba's ``sqrt(2n - 1) (n - 1)^((n - 1)/2)`` (the Gram matrix of a ``+-1`` matrix of odd order has
+    ``n`` on its diagonal and odd entries off it; Barba, 1933).
 
-    >>> [zero_one_bound(r) for r in range(1, 8)]
-    [1, 1, 2, 3, 6, 14, 32]
+    >>> [zero_one_bound(r) for r in range(1, 9)]
+    [1, 1, 2, 3, 6, 12, 32, 65]
     """
-    return math.isqrt((r + 1) ** (r + 1)) >> r
+    n = r + 1
+    bound = math.isqrt(n ** n)
+    if n % 2:
+        bound = min(bound, math.isqrt((2 * n - 1) * (n - 1) ** (n - 1)))
+    return bound >> r  # floor(floor(x) / 2^r) = floor(x / 2^r)
 
 
 def exact_max_minor(rows: Sequence[IntRow], r: int) -> int:

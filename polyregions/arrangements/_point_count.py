@@ -4,16 +4,22 @@ For a prime ``q`` that reduces an integer arrangement well, their number is ``ch
 inclusion-exclusion over the intersections, each an affine subspace of ``q^dim`` points, gives
 ``sum_X mu(X) q^(dim X)``); :mod:`._finite_field` turns a few such counts into ``chi``.
 
-Counting the points is a dynamic programme over the coordinates. After fixing ``x_1, ..., x_k``, a row
-``a . x + e`` is its *prefix value* ``a_1 x_1 + ... + a_k x_k + e`` plus what the remaining coordinates add,
-and that depends only on the row's *suffix* ``(a_{k+1}, ..., a_r)``. So the partial point matters only through
-its *state*: for every suffix, the set of prefix values of the rows with that suffix (a bit mask of ``F_q``).
-Partial points with equal states are merged and counted together; this is where the symmetry of the resonance,
+Counting the points is a dynamic programme over the coordinates. After fixing ``x_1, ..., x_p``, a row
+``a . x + e`` is its *prefix value* ``a_1 x_1 + ... + a_p x_p + e`` plus what the remaining coordinates add,
+and that depends only on the row's *suffix* ``(a_{p+1}, ..., a_k)``. So the partial point matters only through
+its *state*: for every suffix, the set of prefix values of the rows with that suffix. Suffixes whose rows have the
+same prefixes always hold the same set and share one *column* of the state (in the resonance and threshold
+arrangements every suffix has every prefix: a state is one set). A row whose suffix is zero is finished: its
+value must not be 0. Fixing ``x_{p+1} = x`` adds ``c x`` to the values of a column whose rows go on with
+coefficient ``c``: a rotation of its bit mask (:mod:`._masks`), done for a whole level of states at once.
+
+Partial points with equal states are merged and counted together. This is where the symmetry of the resonance,
 threshold and similar arrangements is spent without being named: permuting the coordinates already fixed does
-not change the state. A row whose suffix is zero is finished: its value must not be 0. Adding ``c x`` to every
-value of a set rotates its bit mask by ``c x``; states are arrays of 64-bit masks (``q < 64``), advanced for a
-whole level at once with numpy. When every hyperplane passes through the origin, the points with first non-zero
-coordinate 1 stand for all ``q - 1`` multiples.
+not change the state. When every hyperplane passes through the origin, a state may also be replaced by its
+dilate by any ``c != 0`` (:mod:`._dilations`), which merges the ``q - 1`` multiples of a point.
+
+The last two coordinates are never stored: for each state and each value of the second-to-last coordinate, the
+good values of the last one are ``q`` minus the size of the set of values that would put some row at 0.
 
 Examples
 --------
@@ -23,16 +29,20 @@ Examples
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
+import numpy as np
+
+from polyregions.arrangements._dilations import MAX_DILATION_PRIME, DilationOrbits
 from polyregions.arrangements._kernel import IntRow
+from polyregions.arrangements._masks import WORD_BITS, FieldMasks
 
 __all__ = ["OverBudget", "count_points", "coordinate_order", "primes_above"]
 
-#: The widest bit mask held in one machine word.
-_WORD = 63
 #: Rows of new states held before merging the equal ones.
 _MERGE_EVERY = 4_000_000
+
+Report = Callable[[str], None]
 
 
 class OverBudget(Exception):
@@ -73,29 +83,35 @@ def coordinate_order(rows: Sequence[IntRow], k: int) -> tuple[int, ...]:
     return tuple(order)
 
 
-class _Level:
-    """The suffixes before and after fixing one coordinate, and how each old suffix moves."""
+def _columns(rows: Sequence[IntRow], p: int, k: int) -> tuple[dict[IntRow, int], list[frozenset[IntRow]]]:
+    """The columns after fixing ``p`` coordinates: each non-zero suffix's column, and each column's prefixes
+    (``(a_1, ..., a_p, e)`` of its rows)."""
+    prefixes: dict[IntRow, set[IntRow]] = {}
+    for row in rows:
+        if any(row[p:k]):
+            prefixes.setdefault(row[p:k], set()).add(row[:p] + (row[-1],))
+    groups = sorted({frozenset(v) for v in prefixes.values()}, key=sorted)
+    where = {group: i for i, group in enumerate(groups)}
+    return {s: where[frozenset(v)] for s, v in prefixes.items()}, groups
 
-    def __init__(self, rows: Sequence[IntRow], position: int, k: int, q: int):
-        before = sorted({row[position:k] for row in rows if any(row[position:k])})
-        after = sorted({row[position + 1:k] for row in rows if any(row[position + 1:k])})
-        where = {s: i for i, s in enumerate(after)}
-        self.width = len(after)
-        self.moves = []  # (old index, coefficient mod q, new index)
-        self.finished = []  # (old index, coefficient mod q): rows whose value is now final
-        for i, s in enumerate(before):
-            if any(s[1:]):
-                self.moves.append((i, s[0] % q, where[s[1:]]))
-            else:
-                self.finished.append((i, s[0] % q))
+
+class _Level:
+    """How fixing one coordinate moves the columns: ``moves`` (old column, coefficient, new column) and the
+    rows it finishes, ``finished`` (old column, coefficient)."""
+
+    def __init__(self, before: dict[IntRow, int], after: dict[IntRow, int], width: int):
+        self.width = width
+        self.moves = sorted({(i, s[0], after[s[1:]]) for s, i in before.items() if any(s[1:])})
+        self.finished = sorted({(i, s[0]) for s, i in before.items() if not any(s[1:])})
 
 
 def count_points(rows: Sequence[IntRow], k: int, q: int, *, max_states: int | None = None,
-                 order: Sequence[int] | None = None) -> int:
+                 order: Sequence[int] | None = None, report: Report | None = None) -> int:
     """The number of ``x`` in ``F_q^k`` with ``a . x + e != 0 (mod q)`` for every row ``(a_1, ..., a_k, e)``.
 
-    ``max_states`` bounds the states of a level that is advanced again (:class:`OverBudget` beyond it); the
-    last one only costs a count per state.
+    ``max_states`` bounds the states of a level that is advanced again and merged (:class:`OverBudget` beyond
+    it); the last level stored only costs ``q`` cheap steps per state. ``report`` receives a line on the
+    progress of the count now and then.
     """
     reduced = []
     for row in rows:  # modulo q: a row whose normal vanishes there is a constant, which is never 0 or always
@@ -104,195 +120,126 @@ def count_points(rows: Sequence[IntRow], k: int, q: int, *, max_states: int | No
             reduced.append(row)
         elif row[-1] == 0:
             return 0
-    if order is None:
-        order = coordinate_order(reduced, k)
-    rows = [tuple(row[i] for i in order) + (row[-1],) for row in reduced]
     if k == 0:
         return 1
-    if q <= _WORD:
-        return _count_numpy(rows, k, q, max_states)
-    return _count_python(rows, k, q, max_states)
+    if order is None:
+        order = coordinate_order(reduced, k)
+    rows = sorted({tuple(row[i] for i in order) + (row[-1],) for row in reduced})
+    return _Programme(rows, k, q, max_states, report).run()
 
 
-def _start(rows: Sequence[IntRow], k: int, q: int) -> list[int]:
-    suffixes = sorted({row[:k] for row in rows})
-    where = {s: i for i, s in enumerate(suffixes)}
-    state = [0] * len(suffixes)
-    for row in rows:
-        state[where[row[:k]]] |= 1 << (row[-1] % q)
-    return state
+class _Programme:
+    """One count: the columns of every level, the states level by level, the last two coordinates counted."""
 
+    def __init__(self, rows: Sequence[IntRow], k: int, q: int, max_states: int | None, report: Report | None):
+        self.k, self.q, self.max_states = k, q, max_states
+        self.report = report or (lambda text: None)
+        self.field = FieldMasks(q)
+        homogeneous = not any(row[-1] for row in rows)
+        self.orbits = DilationOrbits(self.field) if homogeneous and q <= MAX_DILATION_PRIME else None
+        # Weights stay below q^k; beyond 2^62 they are Python integers in object arrays.
+        self.weight_type: Any = np.int64 if q ** k < 2 ** 62 else object
+        columns = [_columns(rows, p, k) for p in range(k + 1)]
+        self.levels = [_Level(columns[p][0], columns[p + 1][0], len(columns[p + 1][1])) for p in range(k)]
+        self.start = self.field.masks([{prefix[-1] for prefix in group} for group in columns[0][1]])[None]
 
-def _count_python(rows: Sequence[IntRow], k: int, q: int, max_states: int | None) -> int:
-    """The same programme on Python integers as bit masks, for primes too large for a machine word."""
-    full = (1 << q) - 1
-    homogeneous = not any(row[-1] for row in rows)
+    def run(self) -> int:
+        states, weights = self.start, np.ones(1, dtype=self.weight_type)
+        stored = self.k - 2  # the levels expanded and merged; the last two are counted
+        for p in range(max(stored, 0)):
+            budget = self.max_states if p + 1 < stored else None
+            states, weights = self._expand(states, weights, p, budget)
+        if self.k == 1:
+            free = self.q - self._forbidden_sizes(states, self.levels[0])
+            return _weighted_sum(weights, free)
+        totals = np.zeros(len(states), dtype=np.int64)  # at most q^2 a state
+        for x in range(self.q):
+            if x % 8 == 0:
+                self.report(f"last two coordinates: {len(states):,} states, value {x} of {self.q}")
+            kept, new = self._advance(states, self.levels[self.k - 2], x)
+            totals[kept] += self.q - self._forbidden_sizes(new, self.levels[self.k - 1])
+        return _weighted_sum(weights, totals)
 
-    def rotate(v: int, r: int) -> int:
-        return ((v << r) | (v >> (q - r))) & full if r else v
-
-    def advance(state: tuple[int, ...], x: int, level: _Level) -> tuple[int, ...] | None:
-        for i, c in level.finished:
-            if rotate(state[i], c * x % q) & 1:
-                return None
-        new = [0] * level.width
+    def _advance(self, states: Any, level: _Level, x: int) -> tuple[Any, Any]:
+        """The states that fixing the next coordinate at ``x`` leaves with no finished row at 0 (their indices),
+        and their new columns."""
+        q, keep = self.q, np.ones(len(states), dtype=bool)
+        for i, c in level.finished:  # 0 in S + c x exactly when -c x is in S
+            v = -c * x % q
+            keep &= (states[:, i, v // WORD_BITS] >> np.uint64(v % WORD_BITS)) & np.uint64(1) == 0
+        kept = np.flatnonzero(keep)
+        source = states[kept]
+        new = np.zeros((len(kept), level.width, self.field.words), dtype=np.uint64)
         for i, c, j in level.moves:
-            new[j] |= rotate(state[i], c * x % q)
-        return tuple(new)
+            new[:, j] |= self.field.translate(source[:, i], c * x)
+        return kept, new
 
-    start = tuple(_start(rows, k, q))
-    states: dict[tuple[int, ...], int] = {} if homogeneous else {start: 1}
-    zero: tuple[int, ...] | None = start if homogeneous else None
-    for position in range(k - 1):
-        level = _Level(rows, position, k, q)
-        out: dict[tuple[int, ...], int] = {}
-        for state, weight in states.items():
-            for x in range(q):
-                new = advance(state, x, level)
-                if new is not None:
-                    out[new] = out.get(new, 0) + weight
-        if zero is not None:
-            new = advance(zero, 1, level)
-            if new is not None:
-                out[new] = out.get(new, 0) + q - 1
-            zero = advance(zero, 0, level)
-        if max_states is not None and position < k - 2 and len(out) > max_states:
-            raise OverBudget(f"{len(out)} states")
-        states = out
-    last = _Level(rows, k - 1, k, q)
-    tables = {c: _forbidden_tables(c, q) for _, c in last.finished}
-    total = 0
-    for state, weight in list(states.items()) + ([(zero, 1)] if zero is not None else []):
-        merged: dict[int, int] = {}  # coefficient -> union of the value sets of its rows
+    def _forbidden_sizes(self, states: Any, last: _Level) -> Any:
+        """For each state before the last coordinate, how many values ``y`` put a row at 0: ``v + c y = 0``
+        for ``v`` in the column of a row with coefficient ``c``, so ``y`` in ``-S / c``."""
+        unions: dict[int, Any] = {}
         for i, c in last.finished:
-            merged[c] = merged.get(c, 0) | state[i]
-        forbidden = 0
-        for c, values in merged.items():
-            table = tables[c]
-            chunk = 0
-            while values:
-                forbidden |= table[chunk][values & 255]
-                values >>= 8
-                chunk += 1
-        total += weight * (q - forbidden.bit_count())
-    return total
+            unions[c] = unions[c] | states[:, i] if c in unions else states[:, i]
+        if not unions:
+            return np.zeros(len(states), dtype=np.int64)
+        (first, union), *others = sorted(unions.items())
+        for c, other in others:  # |d S u d' S'| = |S u (d'/d) S'|: one dilation fewer
+            union = union | self.field.dilate(other, first * pow(c, -1, self.q))
+        return self.field.sizes(union)
 
-
-def _forbidden_tables(c: int, q: int) -> list[list[int]]:
-    """For each byte of a value set, the bit mask of the ``x`` with ``c x + v = 0`` for a ``v`` in that byte."""
-    minus = -pow(c, -1, q)
-    tables = []
-    for chunk in range((q + 7) // 8):
-        table = [0] * 256
-        for byte in range(1, 256):
-            low = byte & -byte
-            b = 8 * chunk + low.bit_length() - 1
-            table[byte] = table[byte ^ low] | (1 << (minus * b % q) if b < q else 0)
-        tables.append(table)
-    return tables
-
-
-def _count_numpy(rows: Sequence[IntRow], k: int, q: int, max_states: int | None) -> int:
-    import numpy as np
-
-    full = np.uint64((1 << q) - 1)
-    homogeneous = not any(row[-1] for row in rows)
-    # Weights stay below q^k; beyond 2^62 they are Python integers in object arrays.
-    weight_type: Any = np.int64 if q ** k < 2 ** 62 else object
-
-    def rotate(v, r: int):
-        if not r:
-            return v
-        return ((v << np.uint64(r)) | (v >> np.uint64(q - r))) & full
-
-    start = np.array([_start(rows, k, q)], dtype=np.uint64)
-    if homogeneous:
-        states, weights = start[:0], np.zeros(0, dtype=weight_type)
-        zero: Any = start
-    else:
-        states, weights = start, np.ones(1, dtype=weight_type)
-        zero = None
-    for position in range(k - 1):
-        level = _Level(rows, position, k, q)
-        # the budget bounds the states that will be advanced again; the last level's only cost a count each
-        limit = max_states if position < k - 2 else None
-        pieces_states, pieces_weights = [], []
-        sources = [(states, weights, range(q))]
-        if zero is not None:
-            sources.append((zero, np.array([q - 1], dtype=weight_type), range(1, 2)))
+    def _expand(self, states: Any, weights: Any, p: int, budget: int | None) -> tuple[Any, Any]:
+        """The merged states after fixing coordinate ``p`` at every value."""
+        level, q = self.levels[p], self.q
+        merged = (np.zeros((0, level.width, self.field.words), dtype=np.uint64), np.zeros(0, dtype=self.weight_type))
+        pieces: list[tuple[Any, Any]] = []
         held = 0
-        for source, source_weights, values in sources:
-            if not len(source):
-                continue
-            for x in values:
-                keep = np.ones(len(source), dtype=bool)
-                for i, c in level.finished:
-                    keep &= (rotate(source[:, i], c * x % q) & np.uint64(1)) == 0
-                new = np.zeros((len(source), level.width), dtype=np.uint64)
-                for i, c, j in level.moves:
-                    new[:, j] |= rotate(source[:, i], c * x % q)
-                pieces_states.append(new[keep])
-                pieces_weights.append(source_weights[keep])
-                held += int(keep.sum())
-                if held > _MERGE_EVERY:  # merge on the way: memory stays near the states, not states times q
-                    merged_states, merged_weights = _merge(pieces_states, pieces_weights, level.width, weight_type)
-                    if limit is not None and len(merged_states) > limit:
-                        raise OverBudget(f"more than {len(merged_states)} states")
-                    pieces_states, pieces_weights, held = [merged_states], [merged_weights], len(merged_states)
-        if zero is not None:
-            stays = not any(int(zero[0, i]) & 1 for i, _ in level.finished)  # x = 0 leaves the values at 0
-            if stays:
-                new = np.zeros((1, level.width), dtype=np.uint64)
-                for i, _, j in level.moves:  # x = 0 moves every value set unchanged
-                    new[:, j] |= zero[:, i]
-                zero = new
-            else:
-                zero = None
-        states, weights = _merge(pieces_states, pieces_weights, level.width, weight_type)
-        if limit is not None and len(states) > limit:
-            raise OverBudget(f"{len(states)} states")
-    last = _Level(rows, k - 1, k, q)
-    if zero is not None:
-        states = np.concatenate([states, zero])
-        weights = np.concatenate([weights, np.ones(1, dtype=weight_type)])
-    merged: dict[int, Any] = {}  # coefficient -> union of the value sets of its rows
-    for i, c in last.finished:
-        merged[c] = merged[c] | states[:, i] if c in merged else states[:, i]
-    forbidden = np.zeros(len(states), dtype=np.uint64)
-    for c, column in merged.items():  # c x + v = 0 forbids x = -v / c
-        minus = -pow(c, -1, q)
-        for b in range(q):
-            forbidden |= ((column >> np.uint64(b)) & np.uint64(1)) << np.uint64(minus * b % q)
-    free = q - _popcount(forbidden)
-    if weight_type is object:
-        return sum(int(w) * int(f) for w, f in zip(weights, free))
-    return int((weights * free).sum())
+        for x in range(q):
+            if x % 8 == 0:
+                self.report(f"coordinate {p + 1} of {self.k}: {len(states):,} states, value {x} of {q}, "
+                            f"{len(merged[0]) + held:,} new")
+            kept, new = self._advance(states, level, x)
+            pieces.append((new, weights[kept]))
+            held += len(kept)
+            if held > _MERGE_EVERY or x == q - 1:  # merge on the way: memory stays near the states
+                merged = _merge([merged, self._canonical(_merge(pieces))])
+                pieces, held = [], 0
+                if budget is not None and len(merged[0]) > budget:
+                    raise OverBudget(f"more than {len(merged[0])} states")
+        return merged
+
+    def _canonical(self, part: tuple[Any, Any]) -> tuple[Any, Any]:
+        if self.orbits is None:
+            return part
+        return _merge([(self.orbits.canonical(part[0]), part[1])])
 
 
-def _popcount(values):
-    """The number of set bits of each 64-bit value (``numpy.bitwise_count`` where numpy has it)."""
-    import numpy as np
-
-    if hasattr(np, "bitwise_count"):
-        return np.bitwise_count(values).astype(np.int64)
-    table = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)
-    return table[values.view(np.uint8).reshape(len(values), 8)].sum(axis=1)
+def _weighted_sum(weights: Any, counts: Any) -> int:
+    if weights.dtype == object:
+        return sum(int(w) * int(c) for w, c in zip(weights, counts))
+    return int((weights * counts).sum())
 
 
-def _merge(pieces_states, pieces_weights, width: int, weight_type):
-    """Equal states merged, their weights added."""
-    import numpy as np
+def _merge(parts: Sequence[tuple[Any, Any]]) -> tuple[Any, Any]:
+    """Equal states merged, their weights added.
 
-    if not pieces_states:
-        return np.zeros((0, width), dtype=np.uint64), np.zeros(0, dtype=weight_type)
-    states = np.concatenate(pieces_states)
-    weights = np.concatenate(pieces_weights)
-    if not len(states):
+    The states are sorted by a 64-bit mix of their words (one key sorts faster than many) and neighbours that
+    are equal in every word are merged. Two different states with the same mix can separate two equal ones;
+    those then stay apart, which costs a little time and changes no count.
+    """
+    states = np.concatenate([s for s, _ in parts])
+    weights = np.concatenate([w for _, w in parts])
+    if len(states) <= 1:
         return states, weights
-    if width == 0:
-        return states[:1], np.array([weights.sum()], dtype=weight_type)
-    order = np.lexsort(states.T[::-1])
+    flat = states.reshape(len(states), -1)
+    if flat.shape[1] == 0:
+        return states[:1], np.array([weights.sum()], dtype=weights.dtype)
+    key = flat[:, 0].copy()
+    for w in range(1, flat.shape[1]):
+        key *= np.uint64(0x9E3779B97F4A7C15)  # modulo 2^64
+        key ^= flat[:, w]
+    order = np.argsort(key, kind="stable")
     states, weights = states[order], weights[order]
-    starts = np.concatenate([[True], (states[1:] != states[:-1]).any(axis=1)])
+    flat = states.reshape(len(states), -1)
+    starts = np.concatenate([[True], (flat[1:] != flat[:-1]).any(axis=1)])
     first = np.flatnonzero(starts)
     return states[first], np.add.reduceat(weights, first)

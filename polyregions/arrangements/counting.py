@@ -8,7 +8,9 @@ with a billion regions is counted exactly without listing one. The methods:
     Point counts over ``F_q`` for a few primes ``q`` (Athanasiadis): for an integer arrangement and a prime
     above a bound on its maximal minors, ``chi(q)`` is the number of points of ``F_q^d`` on no hyperplane.
     Fast when the coefficients are small: the resonance arrangement ``R_7`` (127 hyperplanes, 347,326,352
-    regions) in seconds.
+    regions) in a fraction of a second, ``R_8`` (255 hyperplanes, 419,172,756,930 regions) and the threshold
+    arrangement ``T_7`` (128 hyperplanes, 8,378,070,864 regions) in minutes; a ``checkpoint`` file keeps the
+    finished primes of a long count.
 ``"deletion-restriction"``
     ``chi_A = chi_{A - H} - chi_{A / H}`` down to rank 3, with restrictions cached under a canonical form;
     needs nothing of the coefficients.
@@ -17,9 +19,9 @@ with a billion regions is counted exactly without listing one. The methods:
     <polyregions.arrangements.Arrangement.poset>`): every flat is listed.
 ``"auto"``
     Deletion-restriction for at most 24 hyperplanes (milliseconds); above, the finite-field method when its
-    primes fit a machine word (``q <= 61``) and no level of its count that is advanced again holds more than
-    400,000 states, deletion-restriction otherwise (chosen by measurement: see
-    ``benchmarks/bench_arrangements.py``).
+    primes fit two machine words (``q <= 127``) and no level of its count that is merged and advanced again
+    holds more than 400,000 states, deletion-restriction otherwise (chosen by measurement: see
+    ``benchmarks/bench_arrangements.py``). With a ``checkpoint``, the finite-field method.
 
 All three are exact and give the same polynomial; the tests tie them to each other, to the enumeration of
 regions and to closed forms.
@@ -36,6 +38,7 @@ Examples
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -53,9 +56,9 @@ METHODS = ("auto", "finite-field", "deletion-restriction", "poset")
 
 #: ``"auto"`` gives the finite-field method up to this many states in one level of its point count ...
 AUTO_MAX_STATES = 400_000
-#: ... and only with primes held in a machine word (the vectorised count); and leaves arrangements of at most
-#: this many hyperplanes to deletion-restriction, which counts them in milliseconds.
-AUTO_LARGEST_PRIME = 61
+#: ... and only with primes whose sets fit two machine words; and leaves arrangements of at most this many
+#: hyperplanes to deletion-restriction, which counts them in milliseconds.
+AUTO_LARGEST_PRIME = 127
 AUTO_SMALL = 24
 
 
@@ -140,35 +143,51 @@ def _check(arrangement: "Arrangement", method: str, *, whole_space: bool) -> Non
                                 "characteristic polynomial), got one restricted to a polytope; use regions()")
 
 
-def _resolve(arrangement: "Arrangement", method: str) -> tuple[Poly, str]:
+def _resolve(arrangement: "Arrangement", method: str, checkpoint: str | os.PathLike | None = None,
+             progress: bool = False) -> tuple[Poly, str]:
+    from polyregions._support.progress import progress_bar
     from polyregions.arrangements._deletion_restriction import deletion_restriction_polynomial
     from polyregions.arrangements._finite_field import finite_field_polynomial
     from polyregions.arrangements._integer_forms import essential_form
     from polyregions.arrangements._polynomials import shift
 
+    if checkpoint is not None and method not in ("auto", "finite-field"):
+        raise InvalidInputError(f"checkpoint: expected the method finite-field or auto (only point counts are "
+                                f"kept), got method {method!r}")
     if method == "poset":
-        return arrangement.poset.characteristic_polynomial(), method
+        with progress_bar(total=None, desc="characteristic polynomial", enabled=progress):
+            return arrangement.poset.characteristic_polynomial(), method
     form = essential_form(arrangement.hyperplanes, arrangement.dim)
     lineality = arrangement.dim - form.rank
-    if method == "finite-field":
-        return shift(finite_field_polynomial(form), lineality), method
+    if method == "finite-field" or (method == "auto" and checkpoint is not None):
+        chi = finite_field_polynomial(form, checkpoint=checkpoint, progress=progress)
+        return shift(chi, lineality), "finite-field"
     if method == "auto" and len(form.rows) > AUTO_SMALL:
         from polyregions.arrangements._point_count import OverBudget
         try:
-            chi = finite_field_polynomial(form, max_states=AUTO_MAX_STATES, max_prime=AUTO_LARGEST_PRIME)
+            chi = finite_field_polynomial(form, max_states=AUTO_MAX_STATES, max_prime=AUTO_LARGEST_PRIME,
+                                          progress=progress)
             return shift(chi, lineality), "finite-field"
         except OverBudget:
             pass
-    return shift(deletion_restriction_polynomial(form), lineality), "deletion-restriction"
+    with progress_bar(total=None, desc="characteristic polynomial", enabled=progress):
+        return shift(deletion_restriction_polynomial(form), lineality), "deletion-restriction"
 
 
-def characteristic_polynomial(arrangement: "Arrangement", *, method: str = "auto") -> tuple[int, ...]:
+def characteristic_polynomial(arrangement: "Arrangement", *, method: str = "auto",
+                              checkpoint: str | os.PathLike | None = None, progress: bool = False) -> tuple[int, ...]:
     """Coefficients of ``chi(t)``, degree ``dim`` first, constant last, by the chosen method.
 
     Parameters
     ----------
     method : {"auto", "finite-field", "deletion-restriction", "poset"}, keyword-only
         How ``chi`` is computed (see the module documentation); all give the same polynomial.
+    checkpoint : path, optional, keyword-only
+        A file (JSON) that keeps the point count of each prime of the finite-field method as it is finished,
+        written atomically; a later call with the same file counts only the primes it lacks, so that a count of
+        hours survives an interruption. With ``method="auto"`` it selects the finite-field method.
+    progress : bool, keyword-only
+        A bar on standard error (over the primes for the finite-field method).
 
     Notes
     -----
@@ -178,7 +197,8 @@ def characteristic_polynomial(arrangement: "Arrangement", *, method: str = "auto
     Raises
     ------
     InvalidInputError
-        For an unknown method.
+        For an unknown method, a checkpoint with a method other than finite-field or auto, or a checkpoint
+        file of another arrangement or with a malformed field.
 
     Examples
     --------
@@ -187,21 +207,26 @@ def characteristic_polynomial(arrangement: "Arrangement", *, method: str = "auto
     (1, -6, 11, -6, 0)
     """
     _check(arrangement, method, whole_space=False)
-    return _resolve(arrangement, method)[0]
+    return _resolve(arrangement, method, checkpoint, progress)[0]
 
 
-def count_regions(arrangement: "Arrangement", *, method: str = "auto") -> RegionCount:
+def count_regions(arrangement: "Arrangement", *, method: str = "auto", checkpoint: str | os.PathLike | None = None,
+                  progress: bool = False) -> RegionCount:
     """The numbers of regions and of relatively bounded regions, without listing them (Zaslavsky).
 
     Parameters
     ----------
     method : {"auto", "finite-field", "deletion-restriction", "poset"}, keyword-only
         How ``chi`` is computed (see the module's description).
+    checkpoint, progress : keyword-only
+        As for :func:`characteristic_polynomial`: a file that keeps each prime's point count, so that an
+        interrupted count resumes; a bar on standard error.
 
     Raises
     ------
     InvalidInputError
-        For an unknown method, or an arrangement restricted to a domain (its cells are not counted by ``chi``).
+        For an unknown method, an arrangement restricted to a domain (its cells are not counted by ``chi``), or
+        a checkpoint as :func:`characteristic_polynomial` refuses it.
 
     Examples
     --------
@@ -210,16 +235,17 @@ def count_regions(arrangement: "Arrangement", *, method: str = "auto") -> Region
     1882
     """
     _check(arrangement, method, whole_space=True)
-    chi, used = _resolve(arrangement, method)
+    chi, used = _resolve(arrangement, method, checkpoint, progress)
     return RegionCount(regions_from_polynomial(chi), bounded_regions_from_polynomial(chi), chi, arrangement.dim,
                        rank_from_polynomial(chi), used)
 
 
-def count_summary(arrangement: "Arrangement", *, method: str = "auto") -> dict[str, Any]:
+def count_summary(arrangement: "Arrangement", *, method: str = "auto", checkpoint: str | os.PathLike | None = None,
+                  progress: bool = False) -> dict[str, Any]:
     """The numbers of ``polyregions arrangement --count --json``: the contract keys of the command (``regions``,
     ``bounded_regions``, ``characteristic_polynomial``, ``exact``, ``face_vector`` null, ``dimension``, ``rank``,
     ``hyperplanes``), the Poincare polynomial, ``central``, ``essential`` and the method used."""
-    count = count_regions(arrangement, method=method)
+    count = count_regions(arrangement, method=method, checkpoint=checkpoint, progress=progress)
     return {
         "dimension": arrangement.dim,
         "rank": count.rank,

@@ -1,7 +1,8 @@
-"""``polyregions arrangement (FILE | --name NAME) [--count [--method M]] [--faces] [--list OUT] [--json]``: exact
-invariants of a hyperplane arrangement; with ``--count``, counted from the characteristic polynomial without
-listing a region; with ``--faces``, the face vector counted flat by flat without listing a face; with
-``--list OUT``, every region streamed to a file (``polyregions.arrangement-regions/1``)."""
+"""``polyregions arrangement (FILE | --name NAME) [--count [--method M] [--checkpoint FILE]] [--faces] [--list OUT]
+[--json]``: exact invariants of a hyperplane arrangement; with ``--count``, counted from the characteristic
+polynomial without listing a region (``--checkpoint`` keeps the finished point counts of a long finite-field count,
+so that the same command resumes it); with ``--faces``, the face vector counted flat by flat without listing a
+face; with ``--list OUT``, every region streamed to a file (``polyregions.arrangement-regions/1``)."""
 
 from __future__ import annotations
 
@@ -54,12 +55,16 @@ def add_parser(subparsers) -> None:
                              "counts modulo a few primes), deletion-restriction (recursion on the hyperplanes), "
                              "poset (the intersection poset, every flat listed) or auto (chosen from the size "
                              "of the arrangement; the default); all are exact and agree")
+    parser.add_argument("--checkpoint", metavar="FILE", default=None,
+                        help="with --count, keep the point count of each prime of the finite-field method in FILE "
+                             "(JSON, written whole after each prime); run the same command again after an "
+                             "interruption and it counts only the primes FILE lacks. The count then uses the "
+                             "finite-field method (--method auto or finite-field); resonance:8 takes minutes")
     add_progress_options(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from polyregions._support.progress import progress_bar
     from polyregions.arrangements import parse_name, read_arrangement
     from polyregions.errors import InvalidInputError
 
@@ -68,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
                                 + ("neither" if args.file is None else "both"))
     if args.method is not None and not args.count:
         raise InvalidInputError(f"--method: expected it with --count, got --method {args.method} alone")
+    if args.checkpoint is not None:
+        _check_checkpoint(args)
     if args.list is not None:
         from polyregions._support.atomic import check_output
 
@@ -78,8 +85,8 @@ def run(args: argparse.Namespace) -> int:
     if args.count:
         from polyregions.arrangements.counting import count_summary
 
-        with progress_bar(total=None, desc="characteristic polynomial", enabled=wants_progress(args)):
-            summary = count_summary(arrangement, method=args.method or "auto")
+        summary = count_summary(arrangement, method=args.method or "auto", checkpoint=args.checkpoint,
+                                progress=wants_progress(args))
         print(json.dumps(summary) if args.json else _readable_count(summary, args.file or args.name))
         return 0
     expected = _warn_if_big(arrangement, args)
@@ -93,6 +100,23 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(_readable(summary, args.file or args.name))
     return 0
+
+
+def _check_checkpoint(args: argparse.Namespace) -> None:
+    """``--checkpoint`` goes with a finite-field count, and names a file that can be written and read back."""
+    from polyregions._support.atomic import STANDARD_OUTPUT, check_output
+    from polyregions.errors import InvalidInputError
+
+    if not args.count or args.faces or args.list is not None:
+        raise InvalidInputError("--checkpoint: expected it with --count alone (it keeps the point counts of the "
+                                "characteristic polynomial), got it " + ("without --count" if not args.count else
+                                                                          "with --faces or --list"))
+    if args.method not in (None, "auto", "finite-field"):
+        raise InvalidInputError(f"--checkpoint: expected --method finite-field or auto (only point counts are "
+                                f"kept), got --method {args.method}")
+    if args.checkpoint == STANDARD_OUTPUT:
+        raise InvalidInputError("--checkpoint: expected a file (it is read back to resume), got - (standard output)")
+    check_output(args.checkpoint, what="--checkpoint")
 
 
 def _warn_if_big(arrangement, args: argparse.Namespace) -> int | None:
