@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from polyregions.exact._integers import lcm
 from polyregions.networks._float_filter import gamma, safety
 from polyregions.regions._mesh.support import KEY, MeshError, distinct
 
@@ -31,35 +30,14 @@ def cell_geometry(mesh: "Mesh3D", patterns: np.ndarray) -> list[tuple["Matrix", 
     mesh._ensure_lines(distinct(run_planes))
     above = mesh._line_sides(run_planes, run_cells, patterns)
     codes, code_of_run = np.unique(run_planes * 2 + above, return_inverse=True)
-    oriented = [_oriented_row(mesh, int(c) >> 1, bool(c & 1)) for c in codes.tolist()]
-    integers = [_integer_row(mesh, int(c) >> 1, bool(c & 1)) for c in codes.tolist()]
+    oriented = [mesh._oriented_row(int(c) >> 1, bool(c & 1)) for c in codes.tolist()]
+    integers = [mesh._integer_row(int(c) >> 1, bool(c & 1)) for c in codes.tolist()]
     points = _interior_points(mesh, run_cells, code_of_run, integers)
     all_A = [oriented[i][0] for i in code_of_run.tolist()]
     all_b = [oriented[i][1] for i in code_of_run.tolist()]
     ends = np.cumsum(np.bincount(run_cells, minlength=nf)).tolist()
     return [(tuple(all_A[start:end]), tuple(all_b[start:end]), point)
             for start, end, point in zip([0] + ends[:-1], ends, points)]
-
-
-def _oriented_row(mesh: "Mesh3D", line: int, above: bool) -> tuple[tuple[Fraction, ...], Fraction]:
-    """The row ``a . t <= c`` of a plane for a cell below (or above) its breakpoint."""
-    if mesh.lines[line, 0] < 0:
-        i = int(mesh.lines[line, 1])
-        return mesh.A[i], mesh.b[i]
-    ints = mesh.line_rows[line]
-    sign = -1 if above else 1
-    return tuple(Fraction(sign * v) for v in ints[:-1]), Fraction(-sign * ints[-1])
-
-
-def _integer_row(mesh: "Mesh3D", line: int, above: bool) -> tuple[int, ...]:
-    """Integers ``(a_1, a_2, a_3, c)`` with the cell's side of the plane being ``a . t <= c``."""
-    if mesh.lines[line, 0] < 0:
-        i = int(mesh.lines[line, 1])
-        a, bi = mesh.A[i], mesh.b[i]
-        scale = lcm(list(a) + [bi])
-        return (*(int(v * scale) for v in a), int(bi * scale))
-    *a, c = mesh.line_rows[line]
-    return (*(-v for v in a), c) if above else (*a, -c)
 
 
 def _to_double(value: int) -> float:

@@ -7,13 +7,14 @@ the regions' float maps on deep networks :mod:`.region_maps`'s (both base classe
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from fractions import Fraction
 from functools import partial
 from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
 from polyregions._support.progress import progress_bar
-from polyregions.exact._integers import primitive
+from polyregions.exact._integers import lcm, primitive
 from polyregions.networks._float_filter import (
     U,
     activate,
@@ -198,6 +199,25 @@ class Mesh(VertexSides, RegionMaps, ABC):
             self.line_rows.update(zip(missing[sel].tolist(), rows))
 
     # the layer loop ------------------------------------------------------------------------------------
+
+    def _oriented_row(self, line: int, above: bool) -> tuple[tuple[Fraction, ...], Fraction]:
+        """The row ``a . t <= c`` of a line (a plane in 3-D) for a region below (or above) its breakpoint."""
+        if self.lines[line, 0] < 0:
+            i = int(self.lines[line, 1])
+            return self.A[i], self.b[i]
+        ints = self.line_rows[line]
+        sign = -1 if above else 1
+        return tuple(Fraction(sign * v) for v in ints[:-1]), Fraction(-sign * ints[-1])
+
+    def _integer_row(self, line: int, above: bool) -> tuple[int, ...]:
+        """Integers ``(a_1, ..., a_k, c)`` with the region's side of the line (plane) being ``a . t <= c``."""
+        if self.lines[line, 0] < 0:
+            i = int(self.lines[line, 1])
+            a, bi = self.A[i], self.b[i]
+            scale = lcm(list(a) + [bi])
+            return (*(int(v * scale) for v in a), int(bi * scale))
+        *a, c = self.line_rows[line]
+        return (*(-v for v in a), c) if above else (*a, -c)
 
     def run(self, *, progress: bool = False) -> tuple[Sequence[Region], np.ndarray, np.ndarray]:
         """Refine layer by layer; return the regions, their pattern matrix (a row per region, a column per

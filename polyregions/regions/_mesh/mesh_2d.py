@@ -9,7 +9,6 @@ from fractions import Fraction
 import numpy as np
 
 from polyregions.errors import InvalidInputError
-from polyregions.exact._integers import lcm
 from polyregions.exact.linalg import Matrix, Vector
 from polyregions.networks._float_filter import doubles
 from polyregions.regions._mesh.mesh import Mesh
@@ -244,15 +243,6 @@ class Mesh2D(Mesh):
         return [(tuple(all_A[start:end]), tuple(all_b[start:end]), point)
                 for start, end, point in zip([0] + ends[:-1], ends, points)]
 
-    def _oriented_row(self, line: int, above: bool) -> tuple[tuple[Fraction, ...], Fraction]:
-        """The row ``a . t <= c`` of a line for a face below (or above) its breakpoint."""
-        if self.lines[line, 0] < 0:
-            i = int(self.lines[line, 1])
-            return self.A[i], self.b[i]
-        ints = self.line_rows[line]
-        sign = -1 if above else 1
-        return tuple(Fraction(sign * v) for v in ints[:-1]), Fraction(-sign * ints[-1])
-
     @staticmethod
     def _strictly_inside(points, r, rows, run_faces, code_of_run, *, faces=None) -> np.ndarray:
         """Whether each face's candidate point (a row of doubles) satisfies every one of its rows strictly;
@@ -279,16 +269,6 @@ class Mesh2D(Mesh):
                 if a1 * nx * dy + a2 * ny * dx >= c * dx * dy:
                     ok[f] = False
         return ok
-
-    def _integer_row(self, line: int, above: bool) -> tuple[int, int, int]:
-        """Integers ``(a1, a2, c)`` with the face's side of the line being ``a1 x + a2 y <= c``."""
-        if self.lines[line, 0] < 0:
-            i = int(self.lines[line, 1])
-            a, bi = self.A[i], self.b[i]
-            scale = lcm(list(a) + [bi])
-            return int(a[0] * scale), int(a[1] * scale), int(bi * scale)
-        a1, a2, c = self.line_rows[line]
-        return (-a1, -a2, c) if above else (a1, a2, -c)
 
     def _interior_points(self, nf, offs, lens, verts, run_faces, run_start, codes, code_of_run):
         """An exact point strictly inside every face.
