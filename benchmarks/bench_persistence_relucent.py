@@ -32,10 +32,10 @@ from __future__ import annotations
 import math
 import time
 
+from benchmarks.bench_topology_relucent import relucent_networks
+
 __all__ = ["cases", "main"]
 
-NETWORKS = ([2, 8, 8, 1], [2, 16, 16, 1], [3, 8, 8, 1])
-SEEDS = (0, 1, 2)
 TOLERANCE = 1e-7
 SLOPE_MARGIN = 1.1  # over the largest |grad f|_inf of relucent's regions, for its float error
 GAP = 0.015625  # two planes per coordinate, GAP either side of the centre: relucent needs them distinct
@@ -145,43 +145,36 @@ def _power_of_two(x: float) -> int:
 
 def main() -> int:
     import numpy as np
-    from relucent import mlp, set_seeds
 
     print(f"{'network':<14} {'seed':>4} {'function':<9} {'relucent':>9} {'ours':>5} {'equal':>6} "
           f"{'relucent s':>10} {'ours s':>7}  box")
-    for widths in NETWORKS:
-        for seed in SEEDS:
-            set_seeds(seed)
-            model = mlp(widths)
-            linear = [layer for layer in model.layers.values() if hasattr(layer, "weight")]
-            weights = [np.asarray(layer.weight) for layer in linear]
-            biases = [np.asarray(layer.bias).reshape(-1) for layer in linear]  # type: ignore[union-attr]
-            started = time.process_time()
-            theirs, vertices, slope = _relucent_diagram(model)
-            middle = time.process_time()
-            bound = _power_of_two(2 * max(np.abs(x).max() for x, _ in vertices))
-            ours = _ours(weights, biases, bound)
-            done = time.process_time()
-            values = [value for _, value in vertices]
-            inner = _matched(_at_vertices(theirs, values), _at_vertices(ours, values))
-            print(f"{str(widths):<14} {seed:>4} {'f':<9} {_row(theirs, ours, math.inf)} {middle - started:>10.2f} "
-                  f"{done - middle:>7.2f}  [-{bound}, {bound}]^{widths[0]}; born and dying at vertices: "
-                  f"{inner[0]} and {inner[1]}, {inner[2]} equal", flush=True)
-            lipschitz = SLOPE_MARGIN * slope  # at least f's largest slope, relucent's float error covered
-            c = SLOPE_MARGIN * lipschitz  # then g >= floor + (c - lipschitz) |x - s|_1
-            centre = np.array(CENTRE[:widths[0]])  # relucent starts at the origin, which must be off every plane
-            W, b = _coercive(weights, biases, c, centre)
-            started = time.process_time()
-            theirs, vertices, _ = _relucent_diagram(_relucent_model(W, b))
-            middle = time.process_time()
-            top = max(value for _, value in vertices)
-            floor = float(_value(weights, biases, centre)) - 2 * c * widths[0] * GAP
-            bound = _power_of_two(max(2 * max(np.abs(x).max() for x, _ in vertices),
-                                      1 + np.abs(centre).max() + (top - floor) / (c - lipschitz)))
-            ours = _ours(W, b, bound)
-            done = time.process_time()
-            print(f"{'':<14} {'':>4} {'coercive':<9} {_row(theirs, ours, top)} {middle - started:>10.2f} "
-                  f"{done - middle:>7.2f}  [-{bound}, {bound}]^{widths[0]}, pairs born <= T = {top:.4g}", flush=True)
+    for widths, seed, model, weights, biases in relucent_networks():
+        started = time.process_time()
+        theirs, vertices, slope = _relucent_diagram(model)
+        middle = time.process_time()
+        bound = _power_of_two(2 * max(np.abs(x).max() for x, _ in vertices))
+        ours = _ours(weights, biases, bound)
+        done = time.process_time()
+        values = [value for _, value in vertices]
+        inner = _matched(_at_vertices(theirs, values), _at_vertices(ours, values))
+        print(f"{str(widths):<14} {seed:>4} {'f':<9} {_row(theirs, ours, math.inf)} {middle - started:>10.2f} "
+              f"{done - middle:>7.2f}  [-{bound}, {bound}]^{widths[0]}; born and dying at vertices: "
+              f"{inner[0]} and {inner[1]}, {inner[2]} equal", flush=True)
+        lipschitz = SLOPE_MARGIN * slope  # at least f's largest slope, relucent's float error covered
+        c = SLOPE_MARGIN * lipschitz  # then g >= floor + (c - lipschitz) |x - s|_1
+        centre = np.array(CENTRE[:widths[0]])  # relucent starts at the origin, which must be off every plane
+        W, b = _coercive(weights, biases, c, centre)
+        started = time.process_time()
+        theirs, vertices, _ = _relucent_diagram(_relucent_model(W, b))
+        middle = time.process_time()
+        top = max(value for _, value in vertices)
+        floor = float(_value(weights, biases, centre)) - 2 * c * widths[0] * GAP
+        bound = _power_of_two(max(2 * max(np.abs(x).max() for x, _ in vertices),
+                                  1 + np.abs(centre).max() + (top - floor) / (c - lipschitz)))
+        ours = _ours(W, b, bound)
+        done = time.process_time()
+        print(f"{'':<14} {'':>4} {'coercive':<9} {_row(theirs, ours, top)} {middle - started:>10.2f} "
+              f"{done - middle:>7.2f}  [-{bound}, {bound}]^{widths[0]}, pairs born <= T = {top:.4g}", flush=True)
     return 0
 
 

@@ -82,11 +82,12 @@ def _polyregions(weights, biases, n: int):
     return pr.decision_topology(negated, pr.box([-bound] * n, [bound] * n))["nonnegative"].betti
 
 
-def main() -> int:
+def relucent_networks():
+    """relucent's ``mlp`` networks of :data:`NETWORKS` for every seed of :data:`SEEDS`: the widths, the seed, the
+    model, and its weight matrices and bias vectors."""
     import numpy as np
     from relucent import mlp, set_seeds
 
-    print(f"{'network':<16} {'seed':>4}  {'relucent':<12} {'time':>7}  {'polyregions':<12} {'time':>7}  note")
     for widths in NETWORKS:
         for seed in SEEDS:
             set_seeds(seed)
@@ -94,14 +95,20 @@ def main() -> int:
             layers = [layer for layer in model.layers.values() if hasattr(layer, "weight")]
             weights = [np.asarray(layer.weight) for layer in layers]
             biases = [np.asarray(layer.bias).reshape(-1) for layer in layers]  # type: ignore[union-attr]
-            started = time.perf_counter()
-            theirs, deaths = _relucent(model, widths[0])
-            middle = time.perf_counter()
-            ours = _polyregions(weights, biases, widths[0])
-            done = time.perf_counter()
-            note = "" if tuple(ours) == theirs else f"differ: relucent's classes die at {[round(x, 3) for x in deaths]}"
-            print(f"{str(widths):<16} {seed:>4}  {str(theirs):<12} {middle - started:6.2f}s  {str(tuple(ours)):<12} "
-                  f"{done - middle:6.2f}s  {note}", flush=True)
+            yield widths, seed, model, weights, biases
+
+
+def main() -> int:
+    print(f"{'network':<16} {'seed':>4}  {'relucent':<12} {'time':>7}  {'polyregions':<12} {'time':>7}  note")
+    for widths, seed, model, weights, biases in relucent_networks():
+        started = time.perf_counter()
+        theirs, deaths = _relucent(model, widths[0])
+        middle = time.perf_counter()
+        ours = _polyregions(weights, biases, widths[0])
+        done = time.perf_counter()
+        note = "" if tuple(ours) == theirs else f"differ: relucent's classes die at {[round(x, 3) for x in deaths]}"
+        print(f"{str(widths):<16} {seed:>4}  {str(theirs):<12} {middle - started:6.2f}s  {str(tuple(ours)):<12} "
+              f"{done - middle:6.2f}s  {note}", flush=True)
     return 0
 
 
