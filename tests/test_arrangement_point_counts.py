@@ -282,6 +282,7 @@ BAD = [
     (lambda d: {**d, "format": "polyregions.store/1"}, "format: expected 'polyregions.point-counts/1'"),
     (lambda d: {**d, "arrangement": arrangement_identity(essential_form(resonance(4).hyperplanes, 4))},
      "arrangement: expected the checkpoint of this arrangement"),
+    (lambda d: {k: v for k, v in d.items() if k != "arrangement"}, "got no arrangement field"),
     (lambda d: {**d, "counts": {}}, "counts: expected a list"),
     (lambda d: {**d, "counts": [7]}, "counts[0]: expected an object"),
     (lambda d: {**d, "counts": [{**d["counts"][0], "prime": 13}]}, "counts[0].prime: expected one of the primes"),

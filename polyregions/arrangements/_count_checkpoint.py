@@ -108,7 +108,10 @@ class CountCheckpoint:
             raise self._fail("", f"a {FORMAT} checkpoint (a JSON object)", f"a JSON {type(document).__name__}")
         if document.get("format") != FORMAT:
             raise self._fail("format", repr(FORMAT), repr(document.get("format")))
-        found = document.get("arrangement")
+        if "arrangement" not in document:
+            raise self._fail("arrangement", f"the checkpoint of this arrangement ({_describe(self.identity)})",
+                             "no arrangement field")
+        found = document["arrangement"]
         if found != self.identity:
             raise self._fail("arrangement", f"the checkpoint of this arrangement ({_describe(self.identity)})",
                              f"one of another ({_describe(found)})")
