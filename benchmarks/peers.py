@@ -6,8 +6,8 @@ One table of the cases that matter for speed, each tool run as the whole command
   (``w`` = 64, 128, 256; 512 with ``--full``) and of deep narrow ``[2] + [w] * d`` (``w * d`` = 512 units) in
   ``[-1, 1]^2``: ``polyregions regions NET --box=-1,1 --json`` beside a Regioncam script on the same layers;
 * the whole 3-D job of He ``[3, 16, 16, 16]`` and ``[3, 32, 32, 32]`` in ``[-1, 1]^3`` and of Berzins' two 3-D
-  bunny networks (a signed distance function, ``[3] + [16] * 3 + [1]`` and ``[3] + [32] * 8 + [1]``) in
-  ``[-0.5, 0.5]^3``, beside Berzins' edge subdivision (float32, vertices and edges only, on one thread) when
+  bunny networks (a signed distance function, ``[3] + [16] * 3 + [1]`` and, with ``--full``, ``[3] + [32] * 8 +
+  [1]``) in ``[-0.5, 0.5]^3``, beside Berzins' edge subdivision (float32, vertices and edges only, on one thread) when
   ``--berzins DIR`` or ``POLYREGIONS_BERZINS`` names a checkout of it (its code is run there, never copied);
 * all of R^n on relucent's own ``mlp`` networks (PyTorch's default initialisation, read exactly):
   ``polyregions regions NET --domain SPACE --json`` beside relucent's ``Complex.bfs`` with its default workers;
@@ -174,7 +174,7 @@ def cases(folder: Path, full: bool, berzins: Path | None) -> list[Case]:
     three_d = [(f"3-D job He [3,{w},{w},{w}]", _he_normal(folder, [3, w, w, w]), "-1", "1") for w in (16, 32)]
     if berzins is not None and _installed("torch"):
         three_d += [(f"3-D bunny [3]+[{w}]*{d}+[1]", _bunny(folder, berzins, d, w), "-0.5", "0.5")
-                    for d, w in ((3, 16), (8, 32))]
+                    for d, w in ((3, 16),) + (((8, 32),) if full else ())]  # the deep one: minutes, ~18 GB
     for name, path, low, high in three_d:
         theirs = (_one_thread([sys.executable, "-c", _BERZINS, str(berzins), str(path), low, high])
                   if berzins is not None and _installed("torch") else None)
@@ -249,7 +249,7 @@ def _compiled() -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.peers", description=__doc__.split("\n\n")[0])
     parser.add_argument("--full", action="store_true",
-                        help="add He [2,512,512,512] and relucent's [6,12,12,1] (many minutes each)")
+                        help="add He [2,512,512,512], the deep bunny and relucent's [6,12,12,1] (many minutes each)")
     parser.add_argument("--save-baseline", action="store_true", help=f"store this run's numbers in {BASELINE.name}")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds allowed to each command")
     parser.add_argument("--only", metavar="TEXT", default="", help="run only the cases whose name contains TEXT")
