@@ -125,6 +125,20 @@ class Mesh3D(Mesh):
         self.ftop = idx.size
         self.fstart[:self.n2] = self.flen[:self.n2].cumsum() - self.flen[:self.n2]
 
+    def _append(self, pool: str, top: str, *lists: np.ndarray) -> int:
+        """Write ``lists`` one after the other at the end of the pool ``pool`` (used up to ``top``), and return
+        where the first starts."""
+        base = getattr(self, top)
+        end = base + sum(values.size for values in lists)
+        out = grow(getattr(self, pool), end)
+        at = base
+        for values in lists:
+            out[at:at + values.size] = values
+            at += values.size
+        setattr(self, pool, out)
+        setattr(self, top, end)
+        return base
+
     def _cell_vertices(self, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The vertices of the given cells, cell after cell (each several times: once per face and edge end), and
         every cell's number of entries."""
@@ -268,11 +282,7 @@ class Mesh3D(Mesh):
         pool_a, len_a = _followed(rank[fe_owner[in_crossed & (upper >= 0)]], upper[in_crossed & (upper >= 0)], chords)
         pool_b, len_b = _followed(rank[fe_owner[in_crossed & (lower >= 0)]], lower[in_crossed & (lower >= 0)], chords)
         new_faces = self.n2 + np.arange(ncf, dtype=np.int64)
-        base = self.ftop
-        self.fe = grow(self.fe, base + pool_a.size + pool_b.size)
-        self.fe[base:base + pool_a.size] = pool_a
-        self.fe[base + pool_a.size:base + pool_a.size + pool_b.size] = pool_b
-        self.ftop = base + pool_a.size + pool_b.size
+        base = self._append("fe", "ftop", pool_a, pool_b)
         for name in ("fstart", "flen", "fplane"):
             setattr(self, name, grow(getattr(self, name), self.n2 + ncf))
         kept = faces[which]
@@ -302,14 +312,10 @@ class Mesh3D(Mesh):
                                        cf_owner[has_chord] * KEY + chord[cf_rank[has_chord]]]))
         section_cell, section_edges = key // KEY, key % KEY
         sections = self.n2 + np.arange(nc, dtype=np.int64)
-        pool_s = section_edges
         len_s = np.bincount(section_cell, minlength=nc)
         if (len_s < 3).any():
             raise MeshError(f"hyperplane {h}: a cell's section has fewer than three edges")
-        base = self.ftop
-        self.fe = grow(self.fe, base + pool_s.size)
-        self.fe[base:base + pool_s.size] = pool_s
-        self.ftop = base + pool_s.size
+        base = self._append("fe", "ftop", section_edges)
         for name in ("fstart", "flen", "fplane"):
             setattr(self, name, grow(getattr(self, name), self.n2 + nc))
         self.fstart[sections] = base + len_s.cumsum() - len_s
@@ -326,11 +332,7 @@ class Mesh3D(Mesh):
         pool_a, len_a = _followed(cf_owner[up], cf_face[up], sections)
         pool_b, len_b = _followed(cf_owner[down], self._below_face[cf_rank[down]], sections)
         new_cells = self.nf + np.arange(nc, dtype=np.int64)
-        base = self.ctop
-        self.cf = grow(self.cf, base + pool_a.size + pool_b.size)
-        self.cf[base:base + pool_a.size] = pool_a
-        self.cf[base + pool_a.size:base + pool_a.size + pool_b.size] = pool_b
-        self.ctop = base + pool_a.size + pool_b.size
+        base = self._append("cf", "ctop", pool_a, pool_b)
         for name in ("cstart", "clen", "anc", "code"):
             setattr(self, name, grow(getattr(self, name), self.nf + nc))
         self.cstart[cells] = base + len_a.cumsum() - len_a
