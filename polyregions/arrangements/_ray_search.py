@@ -244,7 +244,7 @@ class ConeSearch:
         point = [0] * self.width
         for p, v in zip(self.pivots, total):
             point[p] = v
-        ordered = tuple([signs[k] for k in self._back])
+        ordered = tuple(map(signs.__getitem__, self._back))  # (a C loop: rows x regions of them)
         if self.central:
             g = math.gcd(*point) or 1
             numerators = tuple(v // g for v in point)

@@ -36,6 +36,7 @@ __all__ = ["FORMAT", "ListedRegion", "iter_regions", "write_regions", "read_regi
 
 FORMAT = "polyregions.arrangement-regions/1"
 _CHUNK = 4096  # lines written to the file at once
+_SIGN_TEXT = {1: "+", -1: "-"}  # a region's sign on each hyperplane, as listed
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +60,7 @@ class ListedRegion:
     @property
     def sign_string(self) -> str:
         """The sign vector over ``-`` and ``+``."""
-        return "".join("+" if s > 0 else "-" for s in self.signs)
+        return "".join(map(_SIGN_TEXT.__getitem__, self.signs))
 
 
 def _raw_regions(arrangement: "Arrangement") -> Iterator[RawRegion]:
@@ -136,7 +137,7 @@ def write_regions(arrangement: "Arrangement", path: str | os.PathLike, *,
         lines: list[str] = []
         count = bounded_count = 0
         for signs, numerators, denominator, bounded in _raw_regions(arrangement):
-            text = "".join(["+" if s > 0 else "-" for s in signs])
+            text = "".join(map(_SIGN_TEXT.__getitem__, signs))
             point = ",".join([_number(v, denominator) for v in numerators])
             lines.append(f'{{"signs":"{text}","point":[{point}],"bounded":{"true" if bounded else "false"}}}\n')
             count += 1
