@@ -31,8 +31,8 @@ from polyregions.arrangements._kernel import BOTH, IntRow
 
 __all__ = ["ConeSearch", "RawRegion", "Ray"]
 
-#: (signs over the input rows as a tuple of +1/-1, integer point numerators, positive denominator, bounded)
-RawRegion = tuple[tuple[int, ...], tuple[int, ...], int, bool]
+#: (signs over the input rows as an int8 array of +1/-1, integer point numerators, positive denominator, bounded)
+RawRegion = tuple[np.ndarray, tuple[int, ...], int, bool]
 #: A ray: its primitive integer vector and the mask of rows (in search order) through it. A row's value at a ray
 #: is computed when asked (:meth:`ConeSearch._scan`), not kept: rays x rows values would be 4 GB for 10^4 rows.
 Ray = tuple[IntRow, int]
@@ -91,7 +91,7 @@ class ConeSearch:
         if central and self.rows:
             self.masks[0] = _PLUS
         self.position = {original: k for k, original in enumerate(self.order)}
-        self._back = [self.position[i] for i in range(self.count)]
+        self._back = np.array([self.position[i] for i in range(self.count)], dtype=np.intp)
         self._rays: dict[IntRow, Ray] = {}
         self._mask_array = np.array(self.masks, dtype=np.int8)
         biggest = max((abs(x) for row in self.rows for x in row), default=0)
@@ -132,7 +132,7 @@ class ConeSearch:
         """Row ``t``'s exact value at ``ray``."""
         return sum(map(mul, self.rows[t], ray[0]))
 
-    def _scan(self, rays: list[Ray], t: int) -> tuple[int, list[int]]:
+    def _scan(self, rays: list[Ray], t: int) -> tuple[int, Sequence[int] | np.ndarray]:
         """From row ``t`` on, the first row with rays strictly on both sides (``len(rows)`` when none) and the
         side of the cell on each row before it (+1 where some ray is positive, else -1); rows whose side the
         masks forbid end the list early (the caller drops the cell)."""
@@ -157,7 +157,7 @@ class ConeSearch:
         allowed = self._mask_array[t:t + end] & np.where(above[:end], _PLUS, _MINUS).astype(np.int8)
         if not allowed.all():
             return -1, []
-        return t + end, np.where(above[:end], 1, -1).tolist()
+        return t + end, np.where(above[:end], 1, -1)
 
     def _initial_cells(self) -> Iterator[tuple[list[int], list[Ray]]]:
         """The simplicial cells of the first ``rank`` rows (independent): their signs and rays."""
@@ -179,10 +179,10 @@ class ConeSearch:
     def regions(self) -> Iterator[RawRegion]:
         """Every allowed region, depth first: signs in the input order, an interior point, relative boundedness."""
         if self.rank == 0:  # no rows: one region, the whole space, bounded modulo its lineality
-            yield (), (0,) * self.dim, 1, True
+            yield np.zeros(0, dtype=np.int8), (0,) * self.dim, 1, True
             return
         m, r = len(self.rows), self.rank
-        signs = [0] * m
+        signs = np.zeros(m, dtype=np.int8)  # of the current path; rows x regions of them go out: no Python loops
         for initial, rays in self._initial_cells():
             signs[:r] = initial
             stack: list[tuple[int, list[Ray], int]] = [(r, rays, 0)]
@@ -239,17 +239,17 @@ class ConeSearch:
                 new.append(self._ray(_reduced(tuple(vp * a - vn * b for a, b in zip(n[0], p[0])))))
         return new
 
-    def _emit(self, signs: list[int], rays: list[Ray]) -> Iterator[RawRegion]:
+    def _emit(self, signs: np.ndarray, rays: list[Ray]) -> Iterator[RawRegion]:
         total = [sum(column) for column in zip(*(ray[0] for ray in rays))]
         point = [0] * self.width
         for p, v in zip(self.pivots, total):
             point[p] = v
-        ordered = tuple(map(signs.__getitem__, self._back))  # (a C loop: rows x regions of them)
+        ordered = signs[self._back]
         if self.central:
             g = math.gcd(*point) or 1
             numerators = tuple(v // g for v in point)
             yield ordered, numerators, 1, False
-            yield tuple(-s for s in ordered), tuple(-v for v in numerators), 1, False
+            yield -ordered, tuple(-v for v in numerators), 1, False
             return
         z_row = self.position[self.count]
         bounded = all(self._value(z_row, ray) for ray in rays)

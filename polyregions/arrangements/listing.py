@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterator
 
+import numpy as np
+
 from polyregions.arrangements._ray_search import ConeSearch, RawRegion
 from polyregions.errors import InvalidInputError
 
@@ -37,6 +39,7 @@ __all__ = ["FORMAT", "ListedRegion", "iter_regions", "write_regions", "read_regi
 FORMAT = "polyregions.arrangement-regions/1"
 _CHUNK = 4096  # lines written to the file at once
 _SIGN_TEXT = {1: "+", -1: "-"}  # a region's sign on each hyperplane, as listed
+_SIGN_BYTES = np.frombuffer(b"- +", dtype=np.uint8)  # the same, at sign + 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +85,7 @@ def iter_regions(arrangement: "Arrangement") -> Iterator[ListedRegion]:
     [('--', (Fraction(-1, 1),), False), ('++', (Fraction(2, 1),), False), ('+-', (Fraction(1, 2),), True)]
     """
     for signs, numerators, denominator, bounded in _raw_regions(arrangement):
-        yield ListedRegion(signs, tuple(Fraction(v, denominator) for v in numerators), bounded)
+        yield ListedRegion(tuple(signs.tolist()), tuple(Fraction(v, denominator) for v in numerators), bounded)
 
 
 def _number(numerator: int, denominator: int) -> str:
@@ -137,7 +140,7 @@ def write_regions(arrangement: "Arrangement", path: str | os.PathLike, *,
         lines: list[str] = []
         count = bounded_count = 0
         for signs, numerators, denominator, bounded in _raw_regions(arrangement):
-            text = "".join(map(_SIGN_TEXT.__getitem__, signs))
+            text = _SIGN_BYTES[signs + 1].tobytes().decode()
             point = ",".join([_number(v, denominator) for v in numerators])
             lines.append(f'{{"signs":"{text}","point":[{point}],"bounded":{"true" if bounded else "false"}}}\n')
             count += 1
