@@ -19,6 +19,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -248,7 +249,8 @@ def assert_complexes_equal(first: "RegionComplex", second: "RegionComplex") -> N
     _require(not only_first and not only_second,
              f"complexes differ: {len(first)} activation regions against {len(second)}, patterns only in the "
              f"first {_listed(only_first)}, only in the second {_listed(only_second)}")
-    different = [p for p in sorted(ours) if not _same_set(ours[p], theirs[p])]
+    bounded = first.domain.is_bounded() and second.domain.is_bounded()
+    different = [p for p in sorted(ours) if not _same_set(ours[p], theirs[p], bounded)]
     _require(not different, f"complexes differ: the regions of {len(different)} pattern(s) are different sets: "
                             f"{_listed(different)}")
     edges = [_edges_by_pattern(complex_) for complex_ in (first, second)]
@@ -270,8 +272,27 @@ def _listed(items: Sequence[Any]) -> str:
     return f"[{shown}{more}]"
 
 
-def _same_set(region: Any, twin: Any) -> bool:
-    return region.dim == twin.dim and region.polytope.equals(twin.polytope)
+def _same_set(region: Any, twin: Any, bounded: bool) -> bool:
+    if region.dim != twin.dim:
+        return False
+    P, Q = region.polytope, twin.polytope
+    if _primitive_rows(P) == _primitive_rows(Q):  # the same inequalities, up to positive scales and order
+        return True
+    if bounded:  # a bounded polytope is the hull of its vertices: one enumeration, not a program per row
+        return set(P.vertices()) == set(Q.vertices())
+    return P.equals(Q)
+
+
+def _primitive_rows(polytope: Any) -> set[tuple[int, ...]]:
+    """The rows ``(a, b)`` of ``a . x <= b``, each scaled by a positive number to coprime integers."""
+    rows = set()
+    for a, b in zip(polytope.A, polytope.b):
+        row = [Fraction(v) for v in (*a, b)]
+        scale = math.lcm(*(v.denominator for v in row))
+        integers = [int(v * scale) for v in row]
+        g = math.gcd(*integers) or 1
+        rows.add(tuple(v // g for v in integers))
+    return rows
 
 
 def _edges_by_pattern(complex_: "RegionComplex") -> set[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]]:

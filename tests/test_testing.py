@@ -147,8 +147,9 @@ def test_the_two_engines_give_equal_complexes_in_any_order():
     assert_complexes_equal(_reversed(mesh), lp)
 
 
-def test_a_changed_polytope_fails():
-    complex_ = enumerate_regions(NET_2D, BOX)
+@pytest.mark.parametrize("domain", [BOX, dom.space(2)], ids=["bounded", "unbounded"])
+def test_a_changed_polytope_fails(domain):
+    complex_ = enumerate_regions(NET_2D, domain)
     region = complex_.regions[2]
     # Cut the region through its interior point: the same pattern, a smaller set.
     cut = Region(region.pattern, region.A + ((Fraction(1), Fraction(0)),), region.b + (region.interior_point[0],),
@@ -156,8 +157,9 @@ def test_a_changed_polytope_fails():
     changed = dataclasses.replace(complex_, regions=complex_.regions[:2] + (cut,) + complex_.regions[3:])
     with pytest.raises(AssertionError, match=re.escape(f"different sets: [{region.pattern!r}]")):
         assert_complexes_equal(complex_, changed)
-    # Redundant rows do not change the set.
-    padded = Region(region.pattern, region.A + ((Fraction(0), Fraction(1)),), region.b + (Fraction(5),),
+    # Redundant rows do not change the set: the sum of two rows (so the descriptions differ).
+    implied = (tuple(x + y for x, y in zip(region.A[0], region.A[1])),)
+    padded = Region(region.pattern, region.A + implied, region.b + (region.b[0] + region.b[1],),
                     region.interior_point, region.network)
     assert_complexes_equal(complex_, dataclasses.replace(
         complex_, regions=complex_.regions[:2] + (padded,) + complex_.regions[3:]))
