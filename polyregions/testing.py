@@ -34,7 +34,8 @@ if TYPE_CHECKING:
     from polyregions.exact.lp import LPResult
     from polyregions.regions.complex import RegionComplex
 
-__all__ = ["assert_certified_lp", "assert_complexes_equal", "assert_export_verifies"]
+__all__ = ["assert_certified_lp", "assert_complexes_equal", "assert_export_verifies", "primitive_row",
+           "primitive_rows"]
 
 _ZERO = Fraction(0)
 _SHOWN = 5  # differences listed in a message; the rest are counted
@@ -276,23 +277,36 @@ def _same_set(region: Any, twin: Any, bounded: bool) -> bool:
     if region.dim != twin.dim:
         return False
     P, Q = region.polytope, twin.polytope
-    if _primitive_rows(P) == _primitive_rows(Q):  # the same inequalities, up to positive scales and order
+    if primitive_rows(P) == primitive_rows(Q):  # the same inequalities, up to positive scales and order
         return True
     if bounded:  # a bounded polytope is the hull of its vertices: one enumeration, not a program per row
         return set(P.vertices()) == set(Q.vertices())
     return P.equals(Q)
 
 
-def _primitive_rows(polytope: Any) -> set[tuple[int, ...]]:
-    """The rows ``(a, b)`` of ``a . x <= b``, each scaled by a positive number to coprime integers."""
-    rows = set()
-    for a, b in zip(polytope.A, polytope.b):
-        row = [Fraction(v) for v in (*a, b)]
-        scale = math.lcm(*(v.denominator for v in row))
-        integers = [int(v * scale) for v in row]
-        g = math.gcd(*integers) or 1
-        rows.add(tuple(v // g for v in integers))
-    return rows
+def primitive_rows(described: Any) -> set[tuple[int, ...]]:
+    """The rows ``(a, b)`` of a polytope's or a region's ``A x <= b``, each scaled by a positive number to coprime
+    integers (:func:`primitive_row`): two descriptions with the same set of them have the same inequalities, up to
+    scales and order.
+
+    >>> from polyregions.polyhedra.polytope import Polytope
+    >>> sorted(primitive_rows(Polytope.from_inequalities([[2, 0], [Fraction(-1, 3), 0]], [1, 0])))
+    [(-1, 0, 0), (2, 0, 1)]
+    """
+    return {primitive_row(a, b) for a, b in zip(described.A, described.b)}
+
+
+def primitive_row(a: Sequence, b: Any) -> tuple[int, ...]:
+    """The inequality ``a . x <= b`` scaled by a positive number to coprime integers ``(a', b')``.
+
+    >>> primitive_row([Fraction(1, 2), 3], -1)
+    (1, 6, -2)
+    """
+    row = [Fraction(v) for v in (*a, b)]
+    scale = math.lcm(*(v.denominator for v in row))
+    integers = [int(v * scale) for v in row]
+    g = math.gcd(*integers) or 1
+    return tuple(v // g for v in integers)
 
 
 def _edges_by_pattern(complex_: "RegionComplex") -> set[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]]:

@@ -4,7 +4,6 @@ LP) and exact 2-D polygon ordering."""
 from __future__ import annotations
 
 import functools
-import itertools
 from fractions import Fraction
 
 from polyregions.exact.linalg import dot
@@ -12,43 +11,67 @@ from polyregions.exact.lp import strict_point
 
 
 def brute_force_patterns(net, A, b) -> set[tuple[int, ...]]:
-    """Patterns realised on an open subset of {t : A t <= b}, for a network on the domain's coordinates."""
+    """Patterns realised on an open subset of {t : A t <= b}, for a network on the domain's coordinates.
+
+    Every pattern is tried, unit by unit: a choice of pieces for the first units whose strict inequalities have
+    no common point is not extended (its extensions add inequalities), and the point proving a choice feasible
+    proves its extensions too while they hold there.
+    """
     k = net.input_dim
-    found = set()
-    shapes = [len(layer.activation.breakpoints) + 1 for layer in net.layers for _ in layer.bias
-              if not layer.activation.is_linear]
-    for pattern in itertools.product(*(range(s) for s in shapes)):
-        rows, rhs = [list(r) for r in A], list(b)
-        M = [[Fraction(int(i == j)) for j in range(k)] for i in range(k)]
-        c = [Fraction(0)] * k
-        position, feasible = 0, True
-        for layer in net.layers:
-            act = layer.activation
+    found: set[tuple[int, ...]] = set()
+    units = [(q, j) for q, layer in enumerate(net.layers) for j in range(len(layer.bias))]
+
+    def feasible(rows, rhs, point):
+        """A point strictly inside every row: ``point`` when it still is one, else one of a new program."""
+        if point is not None and all(dot(row, point) < h for row, h in zip(rows, rhs)):
+            return point
+        return strict_point(rows, rhs, dim=k)
+
+    def extend(u, maps, rows, rhs, point, pattern):
+        """Choose the pieces of units ``u`` on; ``maps``: each layer's affine maps on the cell so far."""
+        if u == len(units):
+            found.add(tuple(pattern))
+            return
+        q, j = units[u]
+        layer = net.layers[q]
+        act = layer.activation
+        if j == 0:  # a new layer: its pre-activations on the cell, from the previous layer's outputs
+            M, c = maps[-1] if maps else ([[Fraction(int(i == m)) for m in range(k)] for i in range(k)],
+                                          [Fraction(0)] * k)
             G = [[dot(row, col) for col in zip(*M)] for row in layer.weight]
             g = [dot(row, c) + bj for row, bj in zip(layer.weight, layer.bias)]
-            new_M, new_c = [], []
-            for a, d in zip(G, g):
-                piece = pattern[position] if not act.is_linear else 0
-                if not act.is_linear:
-                    position += 1
-                    lower = act.breakpoints[piece - 1] if piece > 0 else None
-                    upper = act.breakpoints[piece] if piece < len(act.breakpoints) else None
-                    if not any(a):
-                        # Constant on the cell: its piece is decided by the convention of Activation.piece.
-                        feasible &= act.piece(d) == piece
-                    else:
-                        if lower is not None:
-                            rows.append([-x for x in a])
-                            rhs.append(d - lower)
-                        if upper is not None:
-                            rows.append(list(a))
-                            rhs.append(upper - d)
-                slope, intercept = act.piece_map(piece)
-                new_M.append([slope * x for x in a])
-                new_c.append(slope * d + intercept)
-            M, c = new_M, new_c
-        if feasible and strict_point(rows, rhs, dim=k) is not None:
-            found.add(pattern)
+            maps = maps + [(G, g), ([], [])]  # this layer's pre-activations, then its outputs as they come
+        (G, g), (out_M, out_c) = maps[-2], maps[-1]
+        a, d = G[j], g[j]
+        for piece in (range(len(act.breakpoints) + 1) if not act.is_linear else (0,)):
+            more_rows, more_rhs, here = list(rows), list(rhs), point
+            if not act.is_linear:
+                lower = act.breakpoints[piece - 1] if piece > 0 else None
+                upper = act.breakpoints[piece] if piece < len(act.breakpoints) else None
+                if not any(a):
+                    # Constant on the cell: its piece is decided by the convention of Activation.piece.
+                    if act.piece(d) != piece:
+                        continue
+                else:
+                    if lower is not None:
+                        more_rows.append([-x for x in a])
+                        more_rhs.append(d - lower)
+                    if upper is not None:
+                        more_rows.append(list(a))
+                        more_rhs.append(upper - d)
+                    here = feasible(more_rows, more_rhs, point)
+                    if here is None:
+                        continue
+            slope, intercept = act.piece_map(piece)
+            outputs = (out_M + [[slope * x for x in a]], out_c + [slope * d + intercept])
+            last = j == len(layer.bias) - 1
+            next_maps = maps[:-2] + [outputs] if last else maps[:-1] + [outputs]
+            extend(u + 1, next_maps, more_rows, more_rhs, here,
+                   pattern if act.is_linear else pattern + [piece])
+
+    inside = strict_point([list(r) for r in A], list(b), dim=k)
+    if inside is not None:
+        extend(0, [], [list(r) for r in A], list(b), inside, [])
     return found
 
 

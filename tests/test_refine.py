@@ -9,13 +9,14 @@ from hypothesis import strategies as st
 from region_oracle import brute_force_patterns
 
 from polyregions.exact.linalg import dot
+from polyregions.exact.lp import strict_point
 from polyregions.networks import activations as act
 from polyregions.networks.network import Network
 from polyregions.regions import domains as dom
 from polyregions.regions._general import adjacency, cells, cuts
 from polyregions.regions._general import refine as refine_module
 from polyregions.regions._general.refine import refine
-from polyregions.testing import assert_complexes_equal
+from polyregions.testing import assert_complexes_equal, primitive_row, primitive_rows
 
 
 def _generic_first_layer(n_inputs, n_neurons, seed):
@@ -176,11 +177,30 @@ def _check_against_the_oracle(net):
     for i, j, neurons in result.adjacency:
         assert i < j and neurons and graph.has_edge(j, i)
     # Brute force: two regions share a facet exactly when their closures meet in dimension k - 1.
-    k = net.input_dim
     shared = {(i, j) for i, j in itertools.combinations(range(len(result)), 2)
-              if result.regions[i].polytope.intersection(result.regions[j].polytope).affine_dimension() == k - 1}
+              if _meet_in_a_facet(result.regions[i], result.regions[j])}
     assert {(i, j) for i, j, _ in result.adjacency} == shared
     assert len(result.linear_regions) <= len(result)
+
+
+def _meet_in_a_facet(first, second) -> bool:
+    """Whether the closures of two full-dimensional regions with disjoint interiors meet in dimension k - 1.
+
+    Such a meeting lies in a hyperplane bounding a facet of each: a row ``r`` of the first whose negation is a row
+    of the second (up to positive scales). On it the meeting is ``(k - 1)``-dimensional exactly when some point of
+    the hyperplane is strict in every row not defining it (those define the meeting's only implicit equalities).
+    """
+    both = [(a, b, primitive_row(a, b)) for region in (first, second) for a, b in zip(region.A, region.b)]
+    other = primitive_rows(second)
+    for row in primitive_rows(first):
+        opposite = tuple(-v for v in row)
+        if opposite not in other:
+            continue
+        strict = [(a, b) for a, b, primitive in both if primitive not in (row, opposite)]
+        if strict_point([a for a, _ in strict], [b for _, b in strict], E=[row[:-1]], e=[row[-1]],
+                        dim=first.dim) is not None:
+            return True
+    return False
 
 
 def test_two_crossing_neurons_in_a_square():
