@@ -122,13 +122,13 @@ def _reference_holds(a, d, den, piece, act, vertex):
     return (low is None or value >= low) and (high is None or value <= high)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(dense_networks(), st.data())
 def test_dense_networks_compose_as_the_reference(doc, data):
     _check_against_reference(read_network(doc, "network"), data.draw)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(staged_networks(), st.data())
 def test_staged_networks_compose_as_the_reference(doc, data):
     _check_against_reference(read_network(doc, "network"), data.draw)
@@ -169,7 +169,7 @@ def _general_volume(verts, face, drop):
     return Fraction(total, den)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(st.lists(st.tuples(st.lists(st.tuples(st.tuples(small, small), small), min_size=1, max_size=4),
                           st.tuples(st.fractions(-1, 1, max_denominator=5), st.fractions(-1, 1, max_denominator=5))),
                 min_size=1, max_size=12), st.booleans())

@@ -182,7 +182,7 @@ class ConeSearch:
             yield np.zeros(0, dtype=np.int8), (0,) * self.dim, 1, True
             return
         m, r = len(self.rows), self.rank
-        signs = np.zeros(m, dtype=np.int8)  # of the current path; rows x regions of them go out: no Python loops
+        signs = np.zeros(m, dtype=np.int8)  # the current path's, copied out per region by numpy, not a Python loop
         for initial, rays in self._initial_cells():
             signs[:r] = initial
             stack: list[tuple[int, list[Ray], int]] = [(r, rays, 0)]
