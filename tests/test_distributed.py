@@ -2,6 +2,7 @@
 
 import pytest
 
+from polyregions._support import dask_clusters
 from polyregions.errors import InvalidInputError
 from polyregions.networks.initializers import he_normal
 from polyregions.regions.domains import box, space
@@ -46,7 +47,8 @@ def test_the_command_line_takes_a_scheduler(cluster, tmp_path, capsys):
         {key: alone[key] for key in ("activation_regions", "linear_regions", "adjacencies", "exact")}
 
 
-def test_bad_schedulers_are_refused():
+def test_bad_schedulers_are_refused(monkeypatch):
+    monkeypatch.setattr(dask_clusters, "_CONNECT_SECONDS", 1)  # nothing listens there: no need to wait 10 s
     network = he_normal([2, 3, 3], seed=0)
     with pytest.raises(InvalidInputError, match="scheduler: expected an address"):
         enumerate_regions(network, box([-1, -1], [1, 1]), engine="lp", scheduler=3)

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from polyregions._support import dask_clusters
 from polyregions.cli import main
 from polyregions.errors import InvalidInputError
 from polyregions.networks.activations import leaky_relu
@@ -264,7 +265,8 @@ def test_the_command_prints_the_same_summary_with_and_without_stream(tmp_path, c
     (["--export", "{tmp}/s.sqlite"], "--export: expected a file other than the --stream store"),
     (["--graphml", "{tmp}/s.sqlite"], "--graphml: expected a file other than the --stream store"),
 ])
-def test_options_that_do_not_go_with_stream_give_one_line(tmp_path, capsys, extra, message):
+def test_options_that_do_not_go_with_stream_give_one_line(tmp_path, capsys, monkeypatch, extra, message):
+    monkeypatch.setattr(dask_clusters, "_CONNECT_SECONDS", 1)  # nothing listens on port 9: no need to wait 10 s
     net = _network_file(tmp_path, [2, 3, 3], 11)
     extra = [part.format(tmp=tmp_path) for part in extra]
     with pytest.raises(SystemExit) as stopped:

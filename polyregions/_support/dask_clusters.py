@@ -9,6 +9,8 @@ from polyregions.errors import InvalidInputError
 
 __all__ = ["check_scheduler", "dask_client"]
 
+_CONNECT_SECONDS = 10  # how long a scheduler may take to answer (an unreachable one is retried until then)
+
 
 def check_scheduler(scheduler: Any) -> None:
     """Refuse, before any work, what is neither a scheduler's address nor a client (None: no cluster)."""
@@ -35,7 +37,7 @@ def dask_client(scheduler: Any) -> Iterator[Any]:
     from dask.distributed import Client
 
     try:
-        client = Client(scheduler, timeout="10s")
+        client = Client(scheduler, timeout=f"{_CONNECT_SECONDS}s")
     except (OSError, TimeoutError, ValueError) as error:
         raise InvalidInputError(f"scheduler: cannot connect to {scheduler!r}: {error}") from None
     try:
