@@ -181,7 +181,7 @@ def test_degenerate_networks_match_the_reference(name):
     _check_against_reference(enumerate_regions(net, _cube(d)))
 
 
-@pytest.mark.parametrize("dims, seed", [([3, 5, 5], 0), ([3, 4, 4, 4], 1), ([4, 4, 4], 2)])
+@pytest.mark.parametrize("dims, seed", [([3, 4, 4], 0), ([3, 3, 3, 3], 0), ([4, 3, 3], 0)])
 def test_random_networks_match_the_reference(dims, seed):
     _check_against_reference(enumerate_regions(he_normal(dims, seed=seed), _cube(dims[0])))
 
@@ -189,12 +189,13 @@ def test_random_networks_match_the_reference(dims, seed):
 def test_slices_match_the_reference():
     # A 3-D slice of R^4: volumes in input space carry the metric D D^T.
     domain = slice_domain([0, 0, 0, 0], [[1, 1, 0, 0], [0, 0, 1, 0], [0, 1, 0, 1]], [-1, -1, -1], [1, 1, 1])
-    _check_against_reference(enumerate_regions(he_normal([4, 4, 4], seed=4), domain))
+    _check_against_reference(enumerate_regions(he_normal([4, 4, 3], seed=4), domain))
 
 
 @pytest.mark.slow
 def test_a_larger_four_dimensional_network_matches_the_reference():
-    _check_against_reference(enumerate_regions(he_normal([4, 5, 5], seed=0), _cube(4)))
+    # 79 regions (35 for the 4-D network above); one cut crosses a cell of more than 80 edges
+    _check_against_reference(enumerate_regions(he_normal([4, 4, 3], seed=36), _cube(4)))
 
 
 # --- closed forms --------------------------------------------------------------------------------------------------
