@@ -19,7 +19,6 @@ Examples
 
 from __future__ import annotations
 
-import math
 import os
 import subprocess
 import sys
@@ -28,14 +27,14 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from polyregions.errors import InvalidInputError
+from polyregions.exact._integers import primitive
 from polyregions.exact.linalg import Matrix, Vector, dot, rref
 
 if TYPE_CHECKING:
     from polyregions.exact.lp import LPResult
     from polyregions.regions.complex import RegionComplex
 
-__all__ = ["assert_certified_lp", "assert_complexes_equal", "assert_export_verifies", "primitive_row",
-           "primitive_rows"]
+__all__ = ["assert_certified_lp", "assert_complexes_equal", "assert_export_verifies", "primitive_rows"]
 
 _ZERO = Fraction(0)
 _SHOWN = 5  # differences listed in a message; the rest are counted
@@ -286,27 +285,14 @@ def _same_set(region: Any, twin: Any, bounded: bool) -> bool:
 
 def primitive_rows(described: Any) -> set[tuple[int, ...]]:
     """The rows ``(a, b)`` of a polytope's or a region's ``A x <= b``, each scaled by a positive number to coprime
-    integers (:func:`primitive_row`): two descriptions with the same set of them have the same inequalities, up to
-    scales and order.
+    integers (:func:`~polyregions.exact._integers.primitive`): two descriptions with the same set of them have the
+    same inequalities, up to scales and order.
 
     >>> from polyregions.polyhedra.polytope import Polytope
     >>> sorted(primitive_rows(Polytope.from_inequalities([[2, 0], [Fraction(-1, 3), 0]], [1, 0])))
     [(-1, 0, 0), (2, 0, 1)]
     """
-    return {primitive_row(a, b) for a, b in zip(described.A, described.b)}
-
-
-def primitive_row(a: Sequence, b: Any) -> tuple[int, ...]:
-    """The inequality ``a . x <= b`` scaled by a positive number to coprime integers ``(a', b')``.
-
-    >>> primitive_row([Fraction(1, 2), 3], -1)
-    (1, 6, -2)
-    """
-    row = [Fraction(v) for v in (*a, b)]
-    scale = math.lcm(*(v.denominator for v in row))
-    integers = [int(v * scale) for v in row]
-    g = math.gcd(*integers) or 1
-    return tuple(v // g for v in integers)
+    return {primitive((*a, b)) for a, b in zip(described.A, described.b)}
 
 
 def _edges_by_pattern(complex_: "RegionComplex") -> set[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]]:

@@ -38,8 +38,7 @@ __all__ = ["FORMAT", "ListedRegion", "iter_regions", "write_regions", "read_regi
 
 FORMAT = "polyregions.arrangement-regions/1"
 _CHUNK = 4096  # lines written to the file at once
-_SIGN_TEXT = {1: "+", -1: "-"}  # a region's sign on each hyperplane, as listed
-_SIGN_BYTES = np.frombuffer(b"- +", dtype=np.uint8)  # the same, at sign + 1
+_SIGN_BYTES = np.frombuffer(b"- +", dtype=np.uint8)  # a region's sign on a hyperplane as listed, at sign + 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +62,7 @@ class ListedRegion:
     @property
     def sign_string(self) -> str:
         """The sign vector over ``-`` and ``+``."""
-        return "".join(map(_SIGN_TEXT.__getitem__, self.signs))
+        return "".join("+" if s > 0 else "-" for s in self.signs)
 
 
 def _raw_regions(arrangement: "Arrangement") -> Iterator[RawRegion]:
