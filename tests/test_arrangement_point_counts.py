@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 import pytest
+from command_line import exit_status
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -259,14 +260,6 @@ def test_cli_resumes_after_ctrl_c(tmp_path, monkeypatch, capsys):
     assert json.loads(capsys.readouterr().out) == summary
 
 
-def _exit_status(command):
-    """The status of the command line: errors end in SystemExit, the others in the returned status."""
-    try:
-        return main(command)
-    except SystemExit as stop:
-        return stop.code
-
-
 def _good_file(tmp_path):
     form = essential_form(resonance(5).hyperplanes, 5)
     path = tmp_path / "r5.json"
@@ -302,7 +295,7 @@ def test_bad_checkpoints_are_refused(tmp_path, capsys, damage, message):
     with pytest.raises(InvalidInputError, match=re.escape(message)) as error:
         count_regions(resonance(5), method="finite-field", checkpoint=path)
     assert isinstance(error.value, PolyregionsError) and str(path) in str(error.value)
-    assert _exit_status(["arrangement", "--name", "resonance:5", "--count", "--checkpoint", str(path)]) == 2
+    assert exit_status(["arrangement", "--name", "resonance:5", "--count", "--checkpoint", str(path)]) == 2
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("polyregions: error: ") and str(path) in lines[0]
     assert message.split(":")[0] in lines[0]
@@ -312,13 +305,13 @@ def test_checkpoint_options_are_checked(tmp_path, capsys):
     path = str(tmp_path / "c.json")
     for extra, message in ((["--method", "poset"], "expected --method finite-field or auto"),
                            (["--faces"], "with --faces or --list")):
-        assert _exit_status(["arrangement", "--name", "resonance:3", "--count", "--checkpoint", path] + extra) == 2
+        assert exit_status(["arrangement", "--name", "resonance:3", "--count", "--checkpoint", path] + extra) == 2
         assert message in capsys.readouterr().err
-    assert _exit_status(["arrangement", "--name", "resonance:3", "--checkpoint", path]) == 2
+    assert exit_status(["arrangement", "--name", "resonance:3", "--checkpoint", path]) == 2
     assert "without --count" in capsys.readouterr().err
-    assert _exit_status(["arrangement", "--name", "resonance:3", "--count", "--checkpoint", "-"]) == 2
+    assert exit_status(["arrangement", "--name", "resonance:3", "--count", "--checkpoint", "-"]) == 2
     assert "got - (standard output)" in capsys.readouterr().err
-    assert _exit_status(["arrangement", "--name", "resonance:3", "--count", "--checkpoint", str(tmp_path)]) == 2
+    assert exit_status(["arrangement", "--name", "resonance:3", "--count", "--checkpoint", str(tmp_path)]) == 2
     capsys.readouterr()
     with pytest.raises(InvalidInputError, match="method finite-field or auto"):
         count_regions(resonance(3), method="deletion-restriction", checkpoint=path)

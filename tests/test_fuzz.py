@@ -19,6 +19,7 @@ import sys
 import time
 
 import pytest
+from command_line import exit_status
 from cpu_clock import cpu_seconds
 from fuzz.abuse import ABUSE_ACCEPTED, ABUSE_CASES, EXACT_CASES, LIBRARY_ABUSE_CASES, LIBRARY_ACCEPTED
 from fuzz.checker import (
@@ -31,7 +32,6 @@ from fuzz.checker import (
 from fuzz.corpus import ACCEPTED, CASES, NET, Case, materialize
 from fuzz.library import LIBRARY_CASES
 
-from polyregions.cli import main
 from polyregions.errors import PolyregionsError
 from proofs_check.verify import main as verify_main
 
@@ -47,13 +47,6 @@ SAMPLE_EVERY = 25  # every 25th light case also runs in a process
 
 def _param(case: Case):
     return pytest.param(case, id=case.name)
-
-
-def _run_in_process(argv) -> int:
-    try:
-        return main(list(argv))
-    except SystemExit as exit_:
-        return exit_.code if isinstance(exit_.code, int) else 1
 
 
 def _check_error(case: Case, status: int, out: str, err: str, seconds: float, limit: float) -> None:
@@ -86,7 +79,7 @@ def test_malformed_command_line_gives_one_error_line(case, tmp_path, monkeypatch
     signal.setitimer(signal.ITIMER_REAL, ALARM_SECONDS)
     try:
         started = cpu_seconds()
-        status = _run_in_process(case.argv)
+        status = exit_status(case.argv)
         seconds = cpu_seconds() - started
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -210,7 +203,7 @@ def _run_case_in_process(case: Case, tmp_path, monkeypatch, capsys) -> tuple[int
     signal.setitimer(signal.ITIMER_REAL, ALARM_SECONDS)
     try:
         started = cpu_seconds()
-        status = _run_in_process(case.argv)
+        status = exit_status(case.argv)
         seconds = cpu_seconds() - started
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -387,7 +380,7 @@ def test_an_interrupt_inside_an_import_is_an_interruption(wrapped, monkeypatch, 
     monkeypatch.setattr(command, "run", interrupted_import)
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        status = _run_in_process(["arrangement", "--name", "braid:3"])
+        status = exit_status(["arrangement", "--name", "braid:3"])
     finally:
         signal.signal(signal.SIGINT, previous)
     out, err = capsys.readouterr()

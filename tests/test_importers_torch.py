@@ -414,14 +414,11 @@ def _cli(*args, cwd):
 def _in_process(monkeypatch, capsys, *args, cwd) -> tuple[int, list[str]]:
     """The command line's exit status and error lines, run in this process (torch is imported once, not per
     command; the process itself is tested by the commands run through :func:`_cli`)."""
-    from polyregions.cli import main
+    from command_line import exit_status
 
     monkeypatch.chdir(cwd)
     capsys.readouterr()
-    try:
-        code = main(list(args))
-    except SystemExit as stop:  # how the command line ends on an error
-        code = stop.code
+    code = exit_status(args)
     return code, capsys.readouterr().err.strip().splitlines()
 
 
