@@ -1,12 +1,13 @@
 """Test helper: a brute-force oracle for the activation regions of a staged (graph) network: every candidate
-pattern decided by its own exact program, independently of the refinement engines."""
+pattern decided by exact programs on its inequalities, independently of the refinement engines."""
 
 from __future__ import annotations
 
 from fractions import Fraction
 
+from region_oracle import strictly_inside
+
 from polyregions.exact.linalg import dot
-from polyregions.exact.lp import strict_point
 
 
 def _strictly(a, d, sign, rows, rhs):
@@ -28,12 +29,6 @@ def brute_force_stage_patterns(net, A, b) -> set[tuple[int, ...]]:
     """
     k = net.input_dim
     found: set[tuple[int, ...]] = set()
-
-    def feasible(rows, rhs, point):
-        """A point strictly inside every row: ``point`` when it still is one, else one of a new program."""
-        if point is not None and all(dot(row, point) < h for row, h in zip(rows, rhs)):
-            return point
-        return strict_point(rows, rhs, dim=k, backend="exact")
 
     def stage(s, M, c, rows, rhs, point, pattern):
         if s == len(net.layers):
@@ -60,7 +55,7 @@ def brute_force_stage_patterns(net, A, b) -> set[tuple[int, ...]]:
                             ok &= _strictly(G[j], g[j] - act.breakpoints[piece - 1], 1, more_rows, more_rhs)
                         if piece < len(act.breakpoints):
                             ok &= _strictly(G[j], g[j] - act.breakpoints[piece], -1, more_rows, more_rhs)
-                    here = feasible(more_rows, more_rhs, point) if ok else None
+                    here = strictly_inside(more_rows, more_rhs, point, k, "exact") if ok else None
                     if here is None:
                         continue
                     slope, intercept = act.piece_map(piece or 0)
@@ -79,7 +74,7 @@ def brute_force_stage_patterns(net, A, b) -> set[tuple[int, ...]]:
                         ok &= place > piece  # equal everywhere: the first of them wins
                     else:
                         ok &= _strictly(a, d, 1, more_rows, more_rhs)
-                here = feasible(more_rows, more_rhs, point) if ok else None
+                here = strictly_inside(more_rows, more_rhs, point, k, "exact") if ok else None
                 if here is not None:
                     step(i + 1, more_rows, more_rhs, here, new_M + [list(G[win])], new_c + [g[win]], pattern + [piece])
 
@@ -87,7 +82,7 @@ def brute_force_stage_patterns(net, A, b) -> set[tuple[int, ...]]:
 
     identity = [[Fraction(int(i == j)) for j in range(k)] for i in range(k)]
     rows, rhs = [list(r) for r in A], list(b)
-    inside = strict_point(rows, rhs, dim=k, backend="exact")
+    inside = strictly_inside(rows, rhs, None, k, "exact")
     if inside is not None:
         stage(0, identity, [Fraction(0)] * k, rows, rhs, inside, [])
     return found

@@ -1,5 +1,5 @@
-"""Test helpers: a brute-force oracle for activation regions (every candidate pattern decided by its own exact
-LP) and exact 2-D polygon ordering."""
+"""Test helpers: a brute-force oracle for activation regions (every candidate pattern decided by certified LPs on
+its inequalities) and exact 2-D polygon ordering."""
 
 from __future__ import annotations
 
@@ -8,6 +8,14 @@ from fractions import Fraction
 
 from polyregions.exact.linalg import dot
 from polyregions.exact.lp import strict_point
+
+
+def strictly_inside(rows, rhs, point, dim, backend="highs"):
+    """A point strictly inside every row ``a . x < h``: ``point`` when it still is one, else one of a new program
+    (None when there is none)."""
+    if point is not None and all(dot(row, point) < h for row, h in zip(rows, rhs)):
+        return point
+    return strict_point(rows, rhs, dim=dim, backend=backend)
 
 
 def brute_force_patterns(net, A, b) -> set[tuple[int, ...]]:
@@ -20,12 +28,6 @@ def brute_force_patterns(net, A, b) -> set[tuple[int, ...]]:
     k = net.input_dim
     found: set[tuple[int, ...]] = set()
     units = [(q, j) for q, layer in enumerate(net.layers) for j in range(len(layer.bias))]
-
-    def feasible(rows, rhs, point):
-        """A point strictly inside every row: ``point`` when it still is one, else one of a new program."""
-        if point is not None and all(dot(row, point) < h for row, h in zip(rows, rhs)):
-            return point
-        return strict_point(rows, rhs, dim=k)
 
     def extend(u, maps, rows, rhs, point, pattern):
         """Choose the pieces of units ``u`` on; ``maps``: each layer's affine maps on the cell so far."""
@@ -59,7 +61,7 @@ def brute_force_patterns(net, A, b) -> set[tuple[int, ...]]:
                     if upper is not None:
                         more_rows.append(list(a))
                         more_rhs.append(upper - d)
-                    here = feasible(more_rows, more_rhs, point)
+                    here = strictly_inside(more_rows, more_rhs, point, k)
                     if here is None:
                         continue
             slope, intercept = act.piece_map(piece)
@@ -69,7 +71,7 @@ def brute_force_patterns(net, A, b) -> set[tuple[int, ...]]:
             extend(u + 1, next_maps, more_rows, more_rhs, here,
                    pattern if act.is_linear else pattern + [piece])
 
-    inside = strict_point([list(r) for r in A], list(b), dim=k)
+    inside = strictly_inside([list(r) for r in A], list(b), None, k)
     if inside is not None:
         extend(0, [], [list(r) for r in A], list(b), inside, [])
     return found
