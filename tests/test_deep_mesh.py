@@ -81,6 +81,41 @@ def test_a_deep_network_uses_extended_maps_on_its_first_layers_and_agrees_withou
     assert sorted(r.pattern for r in fast.regions) == sorted(r.pattern for r in slow.regions)
 
 
+_ACTIVATIONS = {"relu": act.relu(), "leaky": act.leaky_relu(Fraction(1, 10)), "hardtanh": act.hardtanh(),
+                "linear": act.linear()}
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10 ** 6),
+       kinds=st.lists(st.sampled_from(sorted(_ACTIVATIONS)), min_size=5, max_size=7)
+       .filter(lambda kinds: sum(kind != "linear" for kind in kinds) >= 4))
+def test_deep_networks_of_mixed_activations_and_affine_layers_equal_the_lp_engine(seed, kinds):
+    # hardtanh's two breakpoints and affine hidden layers (no sides) through the maps' layers
+    he = he_normal([2] + [3] * len(kinds), seed=seed)
+    layers = [(layer.weight, layer.bias, _ACTIVATIONS[kind]) for layer, kind in zip(he.layers, kinds)]
+    _same_as_lp(Network.from_layers(2, layers + [(he.layers[-1].weight, he.layers[-1].bias, act.linear())]),
+                dom.box([-1, -1], [1, 1]))
+
+
+def test_sides_the_carried_values_leave_open_come_from_the_maps(monkeypatch):
+    # Carried values that prove nothing (wrong values with infinite bounds): every vertex's values at a layer's
+    # start come from its region's map.
+    net = he_normal([2] + [6] * 6, seed=5)
+    domain = dom.box([-1, -1], [1, 1])
+    expected = refine_mesh(net, domain)
+    anchored, original = [], mesh_loop.Mesh._anchored
+
+    def recorded(self, vertices, regions, first=0):
+        anchored.append(vertices.size)
+        return original(self, vertices, regions, first)
+
+    monkeypatch.setattr(mesh_loop.Mesh, "_anchored", recorded)
+    monkeypatch.setattr(mesh_loop, "forward_layer", lambda layer, h, e: (np.full((len(h), len(layer.bias)), 7.0),
+                                                                          np.full((len(h), len(layer.bias)), np.inf)))
+    assert_complexes_equal(refine_mesh(net, domain), expected)
+    assert sum(anchored) > len(expected)  # the layers' starting vertices, beside the new ones
+
+
 # --- the bounds against exact arithmetic ---------------------------------------------------------------------
 
 def _exact(x: float) -> Fraction:

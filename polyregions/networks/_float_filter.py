@@ -458,7 +458,22 @@ def evaluate_maps(A: np.ndarray, EA: np.ndarray, t: np.ndarray, dt: np.ndarray) 
     px, py = tx * X, ty * Y
     Z = px + py + C
     dx, dy = dt[:, 0:1], dt[:, 1:2]
-    E = ((np.abs(tx) + np.abs(ty) + 1) * EA + dx * (np.abs(X) + EA) + dy * (np.abs(Y) + EA)
-         + gamma(3) * (np.abs(px) + np.abs(py) + np.abs(C)) + _TINY) * safety(12)
+    # The bound (|tx| + |ty| + 1) EA + dx (|X| + EA) + dy (|Y| + EA) + gamma_3 (|tx X| + |ty Y| + |C|), its terms
+    # gathered per factor (equal in exact arithmetic; the safety factor covers the order of the float sums) and
+    # summed in place: this is the inner loop of deep networks' vertices.
+    g3 = gamma(3)
+    ax, ay = np.abs(tx), np.abs(ty)
+    E = EA * (ax + ay + 1 + dx + dy)
+    term = np.abs(X)
+    term *= dx + g3 * ax
+    E += term
+    np.abs(Y, out=term)
+    term *= dy + g3 * ay
+    E += term
+    np.abs(C, out=term)
+    term *= g3
+    E += term
+    E += _TINY
+    E *= safety(12)
     E[~np.isfinite(Z) | np.isnan(E)] = np.inf
     return Z, E

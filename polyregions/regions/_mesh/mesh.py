@@ -245,35 +245,41 @@ class Mesh(VertexSides, RegionMaps, ABC):
                 # space rather than memory, while growing a large array copies it.
                 room = 4 * self.nv + 4096
                 Z, E = np.zeros((room, width)), np.zeros((room, width))
+                T = len(layer.activation.breakpoints)
+                self.S = _RELEASED  # the previous layer's sides are not read again
+                S = np.zeros((room, padded(width * T)), dtype=np.int8)
                 use_maps = self._next_maps(q, sparse)
                 face = self._face_of_vertex() if use_maps else None
                 for start in range(0, self.nv, _ROWS):  # in blocks of rows: no temporary of the whole layer
                     rows = slice(start, min(start + _ROWS, self.nv))
-                    todo = np.arange(rows.start, rows.stop)
+                    if q > 0:
+                        h_val, e_val = activate(self.flayers[q - 1], self.Z[rows], self.E[rows])
+                    else:
+                        h_val, e_val = corners[rows], corner_errors[rows]
+                    weights = sparse[q]
+                    Z[rows], E[rows] = (forward_layer(self.flayers[q], h_val, e_val) if weights is None
+                                        else sparse_forward(self.flayers[q], weights, h_val, e_val))
+                    if T:
+                        self._sides(q, Z[rows], E[rows], out=S[rows])
                     if face is not None:
-                        # Each vertex's values from its region's map at its point, from the rows of its two lines.
-                        Z[rows], E[rows], _ = self._anchored(todo, face[rows])
-                        todo = todo[~np.isfinite(E[rows]).all(axis=1)]
+                        # Where the values carried from the last layer leave a side open (their bounds grow with
+                        # depth), the values from the vertex's region's map at its point, from the rows of its two
+                        # lines; both enclose the same value, so each entry keeps the smaller bound.
+                        todo = (start + unproven_rows(S[rows]) if T else
+                                np.arange(rows.start, rows.stop)[~np.isfinite(E[rows]).all(axis=1)])
                         if not todo.size:
                             continue
-                    if q > 0:
-                        h_val, e_val = activate(self.flayers[q - 1], self.Z[todo], self.E[todo])
-                    else:
-                        h_val, e_val = corners[todo], corner_errors[todo]
-                    weights = sparse[q]
-                    Z[todo], E[todo] = (forward_layer(self.flayers[q], h_val, e_val) if weights is None
-                                        else sparse_forward(self.flayers[q], weights, h_val, e_val))
-                self.Z, self.E, self.S = Z, E, _RELEASED  # the previous layer's state goes
-                del Z, E
+                        Za, Ea, _ = self._anchored(todo, face[todo])
+                        tighter = Ea < E[todo]
+                        Z[todo], E[todo] = np.where(tighter, Za, Z[todo]), np.where(tighter, Ea, E[todo])
+                        if T:
+                            S[todo] = self._sides(q, Z[todo], E[todo])
+                self.Z, self.E, self.S = Z, E, S  # the previous layer's values go
+                del Z, E, S
                 if layer.activation.is_linear:
                     self.pieces.append(None)
                     self.ancestors.append(np.arange(self.nf, dtype=np.int64))
                     continue
-                T = len(layer.activation.breakpoints)
-                self.S = np.zeros((room, padded(width * T)), dtype=np.int8)
-                for start in range(0, self.nv, _ROWS):
-                    rows = slice(start, min(start + _ROWS, self.nv))
-                    self._sides(q, self.Z[rows], self.E[rows], out=self.S[rows])
                 self.anc = grow(np.arange(self.nf, dtype=np.int64), 2 * self.nf)
                 unsure = unproven_rows(self.S[:self.nv])
                 if unsure.size:
