@@ -257,6 +257,28 @@ def test_random_he_normal_networks_have_the_defined_linear_regions(seed, widths)
     check(enumerate_regions(net, box([-1] * widths[0], [1] * widths[0])))
 
 
+def test_a_deep_network_skips_the_screen_where_it_proves_little_and_keeps_its_linear_regions(monkeypatch):
+    from polyregions.regions import _linear_regions
+
+    net = he_normal([2] + [3] * 9, seed=4)  # 87 regions; the screen proves a quarter of layer 4's pairs
+    complex_ = enumerate_regions(net, box([-1, -1], [1, 1]))
+    original, screened = _linear_regions.screen_different, []
+
+    def recorded(net, rows, layer, units, *, layout=None):
+        proven = original(net, rows, layer, units, layout=layout)
+        screened.append((layer, proven.mean()))
+        return proven
+
+    monkeypatch.setattr(_linear_regions, "screen_different", recorded)
+    assert complex_.linear_regions == defined_linear_regions(complex_)
+    # From the last layer back, until a layer where it proves at most half; the earlier layers' pairs go unscreened.
+    layers = [q for q, _ in screened]
+    assert layers == sorted(set(layers), reverse=True)
+    assert screened[-1][1] <= 0.5 and all(share > 0.5 for _, share in screened[:-1])
+    switched = {next(iter(neurons)) // 3 for _, _, neurons in complex_.adjacency if len(neurons) == 1}
+    assert min(switched) < layers[-1]
+
+
 # --------------------------------------------------------------------------------------- the other parts
 
 

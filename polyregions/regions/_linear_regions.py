@@ -317,13 +317,19 @@ def single_switch_equal(net: "Network", patterns: np.ndarray, pairs: np.ndarray,
                            == piece_id[patterns[pairs[sel, 1], neurons[sel]]])
     equal[same_piece] = True
     todo = np.flatnonzero(~same_piece)
-    for q in _layers_present(layer_of[todo]):
+    screening = True
+    # From the last layer back: the screen's scalar bound grows with the layers after the switch, so once it
+    # leaves most pairs of a layer open it is skipped for the earlier layers (the entrywise bound decides all it
+    # would have).
+    for q in reversed(_layers_present(layer_of[todo])):
         group = todo[layer_of[todo] == q]
         for start in range(0, group.size, _CHUNK):
             edges = group[start:start + _CHUNK]
             rows = patterns[pairs[edges, 0]]  # later layers: the same pieces on both sides
-            left = ~screen_different(net, rows, q, unit_of[edges], layout=layout)
-            edges, rows = edges[left], rows[left]
+            if screening:
+                left = ~screen_different(net, rows, q, unit_of[edges], layout=layout)
+                screening = 2 * left.sum() < left.size
+                edges, rows = edges[left], rows[left]
             if not edges.size:
                 continue
             g, bound = switch_gradients(net, rows, q, unit_of[edges], layout=layout)
