@@ -98,7 +98,7 @@ if TYPE_CHECKING:
 __all__ = ["U", "gamma", "safety", "UNCERTAIN", "FloatActivation", "FloatLayer", "float_layer",
            "certified_signs", "certified_signs_each", "sorted_breakpoint_signs", "doubles", "forward_layer",
            "interpolate", "root_maps", "forward_maps",
-           "activate_maps", "line_points", "evaluate_maps"]
+           "activate_maps", "largest_entries", "line_points", "evaluate_maps"]
 
 #: The unit roundoff of IEEE double precision.
 U = 2.0 ** -53
@@ -371,6 +371,15 @@ def root_maps(k: int) -> tuple[np.ndarray, np.ndarray]:
     return H, np.zeros((1, k))
 
 
+def largest_entries(H: np.ndarray) -> np.ndarray:
+    """``np.abs(H).max(axis=1)`` of maps (regions, k + 1, width), a row at a time: a reduction over a short middle
+    axis is about twice as slow."""
+    M = np.abs(H[:, 0])
+    for r in range(1, H.shape[1]):
+        np.maximum(M, np.abs(H[:, r]), out=M)
+    return M
+
+
 @_quiet
 def forward_maps(layer: FloatLayer, H: np.ndarray, EH: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A layer's pre-activation maps (regions, k + 1, width) and bounds (regions, width) from its input maps ``H``
@@ -387,7 +396,7 @@ def forward_maps(layer: FloatLayer, H: np.ndarray, EH: np.ndarray) -> tuple[np.n
     Z = (H.reshape(R * rows, n) @ W.T).reshape(R, rows, -1)
     Z[:, rows - 1, :] += layer.bias
     g = (layer.fan_in + 3) * u_h / (1 - (layer.fan_in + 3) * u_h) * (1 + 4 * U)
-    M = np.abs(H).max(axis=1).astype(np.float64)
+    M = largest_entries(H).astype(np.float64)
     E = (M * g + EH * (1 + 2 * U)) @ layer.abs_weight.T
     E += g * layer.abs_bias + layer.tiny
     E *= safety(layer.fan_in + 4)
@@ -408,7 +417,7 @@ def activate_maps(act: FloatActivation, G: np.ndarray, EG: np.ndarray, pieces: n
     rel, dq, dp = (act.evaluation_errors[i][pieces] for i in range(3))
     H = G * q[:, None, :]
     H[:, -1, :] += p
-    M = np.abs(G).max(axis=1)
+    M = largest_entries(G)
     aq = np.abs(q)
     E = (aq * EG + dq * (M + EG) + rel * gamma(2) * (aq * M + np.abs(p)) + dp + _TINY) * safety(6)
     return H, E

@@ -15,6 +15,7 @@ from polyregions.networks._float_filter import (
     activate_maps,
     evaluate_maps,
     forward_maps,
+    largest_entries,
     line_points,
     root_maps,
 )
@@ -85,8 +86,9 @@ class RegionMaps:
         act = self.flayers[q - 1].activation
         for start in range(0, self.nf, _REGIONS):
             block = slice(start, min(start + _REGIONS, self.nf))
-            up = parent[block]
-            H, EH = activate_maps(act, source[up], previous_err[up], None if pieces is None else pieces[block])
+            up = parent[block]  # (np.take: fancy indexing of a 3-D array is slower)
+            H, EH = activate_maps(act, np.take(source, up, axis=0), np.take(previous_err, up, axis=0),
+                                  None if pieces is None else pieces[block])
             maps[block], errors[block] = forward_maps(flayer, H, EH)
         del previous, previous_err, extended, source
         self._store_maps(maps, errors)
@@ -100,7 +102,7 @@ class RegionMaps:
             return
         self.xmaps, self.xerr = maps, errors
         self.fmaps = maps.astype(np.float64)
-        self.fmap_err = (errors + 2 * U * np.abs(self.fmaps).max(axis=1)) * (1 + 4 * U)
+        self.fmap_err = (errors + 2 * U * largest_entries(self.fmaps)) * (1 + 4 * U)
 
     def _extended_maps(self) -> list[bool]:
         """Which layers' maps to compute in extended precision (``np.longdouble``): the first ones, those whose
@@ -136,7 +138,8 @@ class RegionMaps:
         assert self.fmaps is not None and self.fmap_err is not None
         l1, l2 = self.vline[vertices, 0], self.vline[vertices, 1]
         t, dt = line_points(self.lrow[l1], self.lerr[l1], self.lrow[l2], self.lerr[l2])
-        return (*evaluate_maps(self.fmaps[regions, :, first:], self.fmap_err[regions, first:], t, dt), t)
+        maps = np.take(self.fmaps[:, :, first:], regions, axis=0)  # (np.take: fancy indexing is slower)
+        return (*evaluate_maps(maps, np.take(self.fmap_err[:, first:], regions, axis=0), t, dt), t)
 
 
 
