@@ -381,9 +381,11 @@ def largest_entries(H: np.ndarray) -> np.ndarray:
 
 
 @_quiet
-def forward_maps(layer: FloatLayer, H: np.ndarray, EH: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def forward_maps(layer: FloatLayer, H: np.ndarray, EH: np.ndarray,
+                 out: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """A layer's pre-activation maps (regions, k + 1, width) and bounds (regions, width) from its input maps ``H``
-    (regions, k + 1, fan_in) with one bound per input column ``EH`` (regions, fan_in).
+    (regions, k + 1, fan_in) with one bound per input column ``EH`` (regions, fan_in); written into ``out`` (two
+    C-contiguous arrays of those shapes and dtypes) when given.
 
     The maps are computed in ``H``'s precision (double, or ``np.longdouble`` when the caller has checked that
     the layer's weights and biases are doubles exactly, so that only the products and sums round: unit
@@ -393,11 +395,13 @@ def forward_maps(layer: FloatLayer, H: np.ndarray, EH: np.ndarray) -> tuple[np.n
     u_h = float(np.finfo(H.dtype).eps) / 2
     R, rows, n = H.shape
     W = layer.weight if H.dtype == np.float64 else layer.weight.astype(H.dtype)
-    Z = (H.reshape(R * rows, n) @ W.T).reshape(R, rows, -1)
+    width = W.shape[0]
+    Z, E = out if out is not None else (np.empty((R, rows, width), dtype=H.dtype), np.empty((R, width)))
+    np.matmul(H.reshape(R * rows, n), W.T, out=Z.reshape(R * rows, width))
     Z[:, rows - 1, :] += layer.bias
     g = (layer.fan_in + 3) * u_h / (1 - (layer.fan_in + 3) * u_h) * (1 + 4 * U)
     M = largest_entries(H).astype(np.float64)
-    E = (M * g + EH * (1 + 2 * U)) @ layer.abs_weight.T
+    np.matmul(M * g + EH * (1 + 2 * U), layer.abs_weight.T, out=E)
     E += g * layer.abs_bias + layer.tiny
     E *= safety(layer.fan_in + 4)
     return Z, E

@@ -89,7 +89,7 @@ class RegionMaps:
             up = parent[block]  # (np.take: fancy indexing of a 3-D array is slower)
             H, EH = activate_maps(act, np.take(source, up, axis=0), np.take(previous_err, up, axis=0),
                                   None if pieces is None else pieces[block])
-            maps[block], errors[block] = forward_maps(flayer, H, EH)
+            forward_maps(flayer, H, EH, out=(maps[block], errors[block]))
         del previous, previous_err, extended, source
         self._store_maps(maps, errors)
         return True
