@@ -196,7 +196,7 @@ def screen_different(net: "Network", rows: np.ndarray, layer: int, units: np.nda
             Y = columns[units] if V is None else V @ columns
             V = np.multiply(Y, layout.slopes_of(m, rows, sample), out=Y)
             e = layout.screen[m] * (e + _gamma(n + 3) * a) + (n + 2) * _TINY
-            a = np.maximum(V.max(axis=1, initial=0.0), -V.min(axis=1, initial=0.0))  # NaN stays NaN
+            a = np.abs(V).max(axis=1, initial=0.0)  # NaN stays NaN
     return (a > e) & np.isfinite(a) & np.isfinite(e)
 
 
@@ -242,7 +242,8 @@ def switch_gradients(net: "Network", rows: np.ndarray, layer: int, units: np.nda
             bound += (n + 2) * _TINY * ((D != 0) & live)
             V = D * Y
         E = bound
-        valid &= np.isfinite(V).all(axis=1) & np.isfinite(E).all(axis=1)
+        # A row sum is finite only when every entry is (an overflow of finite entries only proves less).
+        valid &= np.isfinite(V.sum(axis=1) + E.sum(axis=1))
         one_hot = False
     E[~valid] = np.inf
     return V, E
