@@ -1,7 +1,8 @@
 """The float maps of the mesh's regions on deep networks: every current region's affine map of the layer being
 refined, in double (or, on the first layers, extended) precision with a proven bound per unit, built layer by layer
-from the previous layer's maps and the regions' pieces; a vertex's values then come from its region's map at its
-point, with bounds that do not grow with depth.
+from the previous layer's maps and the regions' pieces. A new vertex's values then come from its region's map at its
+point, with bounds that do not grow with depth, and so do an older vertex's where the values carried from the layer
+before leave one of its sides open.
 """
 
 from __future__ import annotations
@@ -26,9 +27,8 @@ if TYPE_CHECKING:
 __all__ = ["RegionMaps"]
 
 _REGIONS = 4096  # regions per block when a layer's maps are computed
-# The float maps of regions (2-D, dense layers) are kept while they take at most this many bytes: a vertex's
-# values then come from its region's map at its point (bounds that do not grow with depth), else they are carried
-# from layer to layer and interpolated along edges.
+# The float maps of regions (2-D, dense layers) are kept while they take at most this many bytes; without them a
+# vertex's values are only carried from layer to layer and interpolated along edges.
 _MAP_BYTES = 1 << 30
 # Maps on networks of at least this many layers with breakpoints: on shallower ones the carried bounds stay tight
 # and the maps' products cost more than they save (He [2,128,128,128]: 1.3 s CPU without, 1.7 s with).
