@@ -242,8 +242,7 @@ def switch_gradients(net: "Network", rows: np.ndarray, layer: int, units: np.nda
             bound += (n + 2) * _TINY * ((D != 0) & live)
             V = D * Y
         E = bound
-        # A row sum is finite only when every entry is (an overflow of finite entries only proves less).
-        valid &= np.isfinite(V.sum(axis=1) + E.sum(axis=1))
+        valid &= np.isfinite(V).all(axis=1) & np.isfinite(E).all(axis=1)
         one_hot = False
     E[~valid] = np.inf
     return V, E
@@ -320,8 +319,7 @@ def single_switch_equal(net: "Network", patterns: np.ndarray, pairs: np.ndarray,
     todo = np.flatnonzero(~same_piece)
     screening = True
     # From the last layer back: the screen's scalar bound grows with the layers after the switch, so once it
-    # leaves most pairs of a layer open it is skipped for the earlier layers (the entrywise bound decides all it
-    # would have).
+    # leaves most pairs of a chunk open it is skipped for the rest (the entrywise bound decides all it would have).
     for q in reversed(_layers_present(layer_of[todo])):
         group = todo[layer_of[todo] == q]
         for start in range(0, group.size, _CHUNK):

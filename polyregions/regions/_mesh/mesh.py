@@ -270,10 +270,12 @@ class Mesh(VertexSides, RegionMaps, ABC):
                         if not todo.size:
                             continue
                         Za, Ea, _ = self._anchored(todo, face[todo])
-                        tighter = Ea < E[todo]
-                        Z[todo], E[todo] = np.where(tighter, Za, Z[todo]), np.where(tighter, Ea, E[todo])
+                        Zc, Ec = Z[todo], E[todo]
+                        tighter = Ea < Ec
+                        Zc[tighter], Ec[tighter] = Za[tighter], Ea[tighter]
+                        Z[todo], E[todo] = Zc, Ec
                         if T:
-                            S[todo] = self._sides(q, Z[todo], E[todo])
+                            S[todo] = self._sides(q, Zc, Ec)
                 self.Z, self.E, self.S = Z, E, S  # the previous layer's values go
                 del Z, E, S
                 if layer.activation.is_linear:
