@@ -138,8 +138,11 @@ class RegionMaps:
         assert self.fmaps is not None and self.fmap_err is not None
         l1, l2 = self.vline[vertices, 0], self.vline[vertices, 1]
         t, dt = line_points(self.lrow[l1], self.lerr[l1], self.lrow[l2], self.lerr[l2])
-        maps = np.take(self.fmaps[:, :, first:], regions, axis=0)  # (np.take: fancy indexing is slower)
-        return (*evaluate_maps(maps, np.take(self.fmap_err[:, first:], regions, axis=0), t, dt), t)
+        # Rows gathered whole, then cut: np.take copies a non-contiguous source (a slice of columns) whole first,
+        # and fancy indexing of a 3-D array is slower.
+        maps = np.take(self.fmaps, regions, axis=0)[:, :, first:]
+        errors = np.take(self.fmap_err, regions, axis=0)[:, first:]
+        return (*evaluate_maps(maps, errors, t, dt), t)
 
 
 
