@@ -1,4 +1,5 @@
-"""Notebook display as Jupyter performs it: short reprs, and HTML that carries the picture, made quickly.
+"""Notebook display as Jupyter performs it: short reprs, and HTML that carries the picture (its speed is
+``python -m benchmarks notebook``'s).
 
 Jupyter asks an object for every format it offers (IPython's DisplayFormatter) and shows the HTML; the tests do
 the same, through IPython's formatter when it is installed and through the methods themselves otherwise. A
@@ -10,7 +11,6 @@ import json
 import re
 
 import pytest
-from cpu_clock import timed
 
 import polyregions as pr
 from polyregions.arrangements import braid, parse_name
@@ -47,30 +47,17 @@ def _image_in(html: str) -> bytes:
     return picture
 
 
-def _warm_up() -> None:
-    """matplotlib's first figure loads fonts; a notebook pays that once per kernel, not per display."""
-    complex_ = pr.enumerate_regions(pr.Network.from_layers(2, [([[1, 0]], [0], "relu")]), pr.box([-1, -1], [1, 1]))
-    _bundle(complex_)
-
-
-def test_a_3000_region_complex_displays_with_its_picture_in_half_a_second(large):
-    _warm_up()
-    with timed() as elapsed:
-        data = _bundle(large)
+def test_a_3000_region_complex_displays_with_its_picture(large):
+    data = _bundle(large)
     picture = _image_in(data["text/html"])
-    assert elapsed.seconds < 0.5, f"{elapsed.seconds:.2f} s CPU"
     assert len(picture) < 400_000  # capped: a small picture, whatever the number of regions
     assert data.get("image/png", picture) == picture  # the PNG is the same picture, computed once
     assert "3,305 activation regions" in data["text/plain"]
 
 
-def test_a_region_and_an_arrangement_display_with_a_picture_quickly(large):
-    _warm_up()
+def test_a_region_and_an_arrangement_display_with_a_picture(large):
     for obj in (large.regions[len(large) // 2], braid(3), parse_name("shi:3")):
-        with timed() as elapsed:
-            data = _bundle(obj)
-        _image_in(data["text/html"])
-        assert elapsed.seconds < 0.5, f"{type(obj).__name__}: {elapsed.seconds:.2f} s CPU"
+        _image_in(_bundle(obj)["text/html"])
 
 
 def test_reprs_are_short(large):
