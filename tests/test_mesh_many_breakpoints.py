@@ -97,11 +97,15 @@ def test_many_breakpoints_in_two_layers_agree_with_the_lp_engine(seed):
 
 
 def test_the_1d_mesh_is_near_linear_in_the_breakpoints():
-    times = {}
-    for T in (500, 4000):
-        net = pr.Network.from_layers(1, [([[1]], [0], _sawtooth(T)), ([[1]], [0], "linear")])
-        with timed() as elapsed:
-            assert len(enumerate_regions(net, segment([-2], [2])).regions) == T + 1
-        times[T] = elapsed.seconds
-    assert times[4000] < 8 * times[500] + 0.5, times  # quadratic would be 64 times
-    assert math.isfinite(times[4000])
+    """Eight times the breakpoints cost about ten times the CPU (n log n), where a quadratic mesh would cost 64
+    times. Each size is timed three times, in turn, and its least time kept: load on a shared machine then slows
+    both sizes alike instead of one."""
+    networks = {T: pr.Network.from_layers(1, [([[1]], [0], _sawtooth(T)), ([[1]], [0], "linear")])
+                for T in (500, 4000)}
+    best = dict.fromkeys(networks, math.inf)
+    for _ in range(3):
+        for T, net in networks.items():
+            with timed() as elapsed:
+                assert len(enumerate_regions(net, segment([-2], [2])).regions) == T + 1
+            best[T] = min(best[T], elapsed.seconds)
+    assert best[4000] < 24 * best[500] + 0.2, best  # 24: between the linear 8 and the quadratic 64, on a log scale
