@@ -394,10 +394,11 @@ def forward_maps(layer: FloatLayer, H: np.ndarray, EH: np.ndarray,
     """
     u_h = float(np.finfo(H.dtype).eps) / 2
     R, rows, n = H.shape
-    W = layer.weight if H.dtype == np.float64 else layer.weight.astype(H.dtype)
-    width = W.shape[0]
+    # np.dot with a C-contiguous right factor: without BLAS (long doubles) it runs 3-5 times as fast as np.matmul
+    WT = np.ascontiguousarray(layer.weight.T, dtype=H.dtype)
+    width = WT.shape[1]
     Z, E = out if out is not None else (np.empty((R, rows, width), dtype=H.dtype), np.empty((R, width)))
-    np.matmul(H.reshape(R * rows, n), W.T, out=Z.reshape(R * rows, width))
+    np.dot(H.reshape(R * rows, n), WT, out=Z.reshape(R * rows, width))
     Z[:, rows - 1, :] += layer.bias
     g = (layer.fan_in + 3) * u_h / (1 - (layer.fan_in + 3) * u_h) * (1 + 4 * U)
     # The largest entries of H's doubles are H's largest entries rounded (rounding is monotone), at double speed.
