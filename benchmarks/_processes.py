@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Measured", "run_json"]
+__all__ = ["Measured", "RunFailed", "run_json"]
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,14 @@ class Measured:
     wall: float  # seconds
     cpu: float  # user + system seconds of the child
     peak_mb: float  # peak resident memory of the child
+
+
+class RunFailed(RuntimeError):
+    """A command that failed or outlived its time, with what it cost and the last line it wrote to stderr."""
+
+    def __init__(self, message: str, wall: float, cpu: float, last_line: str) -> None:
+        super().__init__(message)
+        self.wall, self.cpu, self.last_line = wall, cpu, last_line
 
 
 #: Runs the command given as its JSON argument and reports the command's own peak memory on its last stderr
@@ -40,7 +48,7 @@ sys.exit(os.waitstatus_to_exitcode(status) & 255)
 
 
 def run_json(command: list[str], *, timeout: float | None = None) -> Measured:
-    """Run ``command`` and measure it; raise ``RuntimeError`` when it fails or outlives ``timeout`` seconds.
+    """Run ``command`` and measure it; raise :class:`RunFailed` when it fails or outlives ``timeout`` seconds.
 
     ``os.wait4`` gives the resource usage of the child alone (its peak memory through the launcher above); its
     output goes to temporary files rather than pipes, which a chatty child could fill while this process waits for
@@ -64,7 +72,9 @@ def run_json(command: list[str], *, timeout: float | None = None) -> Measured:
         errors = err.read().strip()
         if process.returncode != 0:
             reason = f"took more than {timeout} s" if timeout and wall >= timeout else f"failed ({process.returncode})"
-            raise RuntimeError(f"{' '.join(command)} {reason}: {errors[-500:]}")
+            own = [line for line in errors.splitlines() if line.strip() and not line.startswith('{"peak_kb"')]
+            raise RunFailed(f"{' '.join(command)} {reason}: {errors[-500:]}", wall, usage.ru_utime + usage.ru_stime,
+                            f"{reason}: {own[-1].strip() if own else 'no message'}")
         peak_kb = json.loads(errors.splitlines()[-1])["peak_kb"]
         lines = out.read().strip().splitlines()
     return Measured(json.loads(lines[-1]), wall, usage.ru_utime + usage.ru_stime, peak_kb / 1024)

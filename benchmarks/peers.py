@@ -37,7 +37,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks._processes import Measured, run_json
+from benchmarks._processes import Measured, RunFailed, run_json
 
 BASELINE = Path(__file__).with_name("peers_baseline.json")
 SHORT = 5.0  # seconds: a case whose commands all take less runs ROUNDS times, interleaved
@@ -193,11 +193,15 @@ def cases(folder: Path, full: bool, berzins: Path | None) -> list[Case]:
     return found
 
 
-def _runs(case: Case, timeout: float) -> tuple[Measured, Measured | None]:
+def _runs(case: Case, timeout: float) -> tuple[Measured, Measured | RunFailed | None]:
     """Each tool's run of the case: the one run, or for a short case the run of median wall time of
-    :data:`ROUNDS`, the tools taking turns."""
+    :data:`ROUNDS`, the tools taking turns. A peer that fails is reported as failed (a float peer can stop on a
+    degenerate configuration); polyregions failing stops the benchmark."""
     ours = [run_json(case.ours, timeout=timeout)]
-    theirs = [run_json(case.theirs, timeout=timeout)] if case.theirs is not None else []
+    try:
+        theirs = [run_json(case.theirs, timeout=timeout)] if case.theirs is not None else []
+    except RunFailed as failure:
+        return ours[0], failure
     if max(run.wall for run in ours + theirs) < SHORT:
         for _ in range(ROUNDS - 1):
             ours.append(run_json(case.ours, timeout=timeout))
@@ -260,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.berzins is not None and not (Path(args.berzins) / "edge_subdivision.py").is_file():
         parser.error(f"--berzins: expected a checkout of relu_edge_subdivision, got {args.berzins}")
     baseline = json.loads(BASELINE.read_text()) if BASELINE.exists() else {}
-    saved: dict[str, dict[str, float]] = {}
+    saved: dict[str, dict[str, float | str]] = {}
     print(f"{'case':<34} {'tool':<12} {'regions':>8} {'wall s':>8} {'CPU s':>8} {'peak MB':>8} {'regions/s':>10}  "
           "comparison")
     print("-" * 120)
@@ -276,7 +280,11 @@ def main(argv: list[str] | None = None) -> int:
             print(_row(case.name, "polyregions", ours, "; ".join(notes + [f"goal: {case.goal}"])), flush=True)
             saved[case.name] = {"wall": ours.wall, "cpu": ours.cpu, "peak_mb": ours.peak_mb,
                                 "regions": _regions(ours) or 0}
-            if theirs is not None:
+            if isinstance(theirs, RunFailed):
+                print(f"{'':<34} {case.peer:<12} {'-' * 8} {theirs.wall:>8.2f} {theirs.cpu:>8.2f} {'-' * 8} "
+                      f"{'-' * 10}  FAILED ({theirs.last_line[:200]})", flush=True)
+                saved[case.name] |= {"peer_failed": theirs.last_line[:200], "peer_cpu": theirs.cpu}
+            elif theirs is not None:
                 print(_row("", case.peer, theirs, _comparison(case, ours, theirs)), flush=True)
                 saved[case.name] |= {"peer_wall": theirs.wall, "peer_cpu": theirs.cpu, "peer_peak_mb": theirs.peak_mb}
     if args.save_baseline:  # the cases not run keep their stored numbers
