@@ -30,6 +30,12 @@ from polyregions.regions._mesh.support import (
 
 __all__ = ["Mesh3D"]
 
+# Room in the pools and the per-edge, per-face and per-cell arrays at the start of a layer, as a multiple of what
+# they hold: a layer's splits append several times as many lists as there were, and each growth copies the whole
+# array (4x rather than 2x: 5-19% less CPU on He [3,16,16,16], [3,32,32,32] and the bunny). Room never written
+# costs address space only.
+_ROOM = 4
+
 
 def _followed(owner: np.ndarray, values: np.ndarray, extra: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Groups of ``values`` (``owner``: their group, non-decreasing, groups ``0..len(extra)-1``) each followed by
@@ -117,11 +123,11 @@ class Mesh3D(Mesh):
     def _compact(self) -> None:
         """Drop the pools' stale lists (those of cells and faces rewritten by splits)."""
         idx = ragged(self.cstart[:self.nf], self.clen[:self.nf])
-        self.cf = grow(self.cf[idx], 2 * idx.size)
+        self.cf = grow(self.cf[idx], _ROOM * idx.size)
         self.ctop = idx.size
         self.cstart[:self.nf] = self.clen[:self.nf].cumsum() - self.clen[:self.nf]
         idx = ragged(self.fstart[:self.n2], self.flen[:self.n2])
-        self.fe = grow(self.fe[idx], 2 * idx.size)
+        self.fe = grow(self.fe[idx], _ROOM * idx.size)
         self.ftop = idx.size
         self.fstart[:self.n2] = self.flen[:self.n2].cumsum() - self.flen[:self.n2]
 
@@ -167,12 +173,12 @@ class Mesh3D(Mesh):
         words = self.S.view(np.uint64)
         edges = words[self.ev[:self.ne, 0]] | words[self.ev[:self.ne, 1]]
         faces = np.bitwise_or.reduceat(edges[self.fe[:self.ftop]], self.fstart[:self.n2], axis=0)
-        self.ecode = grow(edges, 2 * self.ne)  # the edges' codes, kept as the faces' are
+        self.ecode = grow(edges, _ROOM * self.ne)  # the edges' codes, kept as the faces' are
         cells = np.bitwise_or.reduceat(faces[self.cf[:self.ctop]], self.cstart[:self.nf], axis=0)
-        self.code = grow(cells.view(np.int8), 2 * self.nf)
+        self.code = grow(cells.view(np.int8), _ROOM * self.nf)
         # Faces' codes, kept up to date by the splits from the word of the next hyperplane on (the earlier words
         # are never read again in this layer).
-        self.fcode = grow(faces, 2 * self.n2)
+        self.fcode = grow(faces, _ROOM * self.n2)
         self.fstale = np.zeros(self.fcode.shape[0], dtype=bool)  # sections: their codes computed when first read
 
     # the split --------------------------------------------------------------------------------------------------
