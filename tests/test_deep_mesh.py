@@ -109,9 +109,12 @@ def test_sides_the_carried_values_leave_open_come_from_the_maps(monkeypatch):
         anchored.append(vertices.size)
         return original(self, vertices, regions, first)
 
+    def proving_nothing(layer, h, e, out):
+        out[0][:], out[1][:] = 7.0, np.inf
+        return out
+
     monkeypatch.setattr(mesh_loop.Mesh, "_anchored", recorded)
-    monkeypatch.setattr(mesh_loop, "forward_layer", lambda layer, h, e: (np.full((len(h), len(layer.bias)), 7.0),
-                                                                          np.full((len(h), len(layer.bias)), np.inf)))
+    monkeypatch.setattr(mesh_loop, "forward_layer", proving_nothing)
     assert_complexes_equal(refine_mesh(net, domain), expected)
     assert sum(anchored) > len(expected)  # the layers' starting vertices, beside the new ones
 

@@ -317,13 +317,20 @@ def _activate(layer_act: FloatActivation, z: np.ndarray, e: np.ndarray) -> tuple
 
 
 @_quiet
-def forward_layer(layer: FloatLayer, h: np.ndarray, e_h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def forward_layer(layer: FloatLayer, h: np.ndarray, e_h: np.ndarray,
+                  out: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Pre-activations ``W h + b`` of many points (rows of ``h``) and their bounds, from inputs ``h`` with
-    bounds ``e_h``."""
-    z = h @ layer.weight.T + layer.bias
+    bounds ``e_h``; written into ``out`` (two arrays of shape (points, width)) when given."""
+    if out is None:
+        out = np.empty((h.shape[0], layer.weight.shape[0])), np.empty((h.shape[0], layer.weight.shape[0]))
+    z, e = out
+    np.matmul(h, layer.weight.T, out=z)
+    z += layer.bias
     g = gamma(layer.fan_in + 3)
-    e = (np.abs(h) * g + e_h * (1 + 2 * U)) @ layer.abs_weight.T + (g * layer.abs_bias + layer.tiny)
-    return z, e * safety(layer.fan_in + 4)
+    np.matmul(np.abs(h) * g + e_h * (1 + 2 * U), layer.abs_weight.T, out=e)
+    e += g * layer.abs_bias + layer.tiny
+    e *= safety(layer.fan_in + 4)
+    return z, e
 
 
 def activate(layer: FloatLayer, z: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -257,8 +257,10 @@ class Mesh(VertexSides, RegionMaps, ABC):
                     else:
                         h_val, e_val = corners[rows], corner_errors[rows]
                     weights = sparse[q]
-                    Z[rows], E[rows] = (forward_layer(self.flayers[q], h_val, e_val) if weights is None
-                                        else sparse_forward(self.flayers[q], weights, h_val, e_val))
+                    if weights is None:
+                        forward_layer(self.flayers[q], h_val, e_val, out=(Z[rows], E[rows]))
+                    else:
+                        Z[rows], E[rows] = sparse_forward(self.flayers[q], weights, h_val, e_val)
                     if T:
                         self._sides(q, Z[rows], E[rows], out=S[rows])
                     if face is not None:
