@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from benchmarks._processes import Measured, run_json
+from benchmarks._processes import Measured, RunFailed, run_json
 from benchmarks.peers import _BERZINS, _bunny, _he_normal, _installed, _one_thread, _polyregions
 
 
@@ -78,9 +78,14 @@ def main(argv: list[str] | None = None) -> int:
                     print("  ENGINES DIFFER", flush=True)
                     status = 1
             if berzins is not None and _installed("torch"):
-                theirs = run_json(_one_thread([sys.executable, "-c", _BERZINS, str(berzins), str(path), low, high]),
-                                  timeout=args.timeout)
-                print(_row("", "Berzins", theirs, mesh), flush=True)
+                try:
+                    theirs = run_json(_one_thread([sys.executable, "-c", _BERZINS, str(berzins), str(path), low,
+                                                   high]), timeout=args.timeout)
+                except RunFailed as failure:  # a float peer can stop on a degenerate configuration
+                    print(f"{'':<22} {'Berzins':<8} FAILED after {failure.cpu:.2f} s CPU ({failure.last_line[:200]})",
+                          flush=True)
+                else:
+                    print(_row("", "Berzins", theirs, mesh), flush=True)
     return status
 
 
