@@ -76,6 +76,7 @@ class Mesh(VertexSides, RegionMaps, ABC):
     # Set by ``run``: the float layers, the current layer's vertex state and face codes, and each face's region
     # of the previous layers.
     flayers: list
+    sparse: list  # per layer: its sparse weights (polyregions.regions._mesh.sparse_layers), or None
     Z: np.ndarray
     E: np.ndarray
     S: np.ndarray
@@ -223,9 +224,18 @@ class Mesh(VertexSides, RegionMaps, ABC):
         """Refine layer by layer; return the regions, their pattern matrix (a row per region, a column per
         neuron) and the pairs ``(i, j)`` of regions sharing a facet (an array with two columns; a pair may
         repeat)."""
+        self.start()
+        with progress_bar(total=self.breakpoints(range(len(self.layers))), desc="breakpoints",
+                          enabled=progress) as bar:
+            for q in range(len(self.layers)):
+                self.refine_layer(q, bar)
+        return self._output()
+
+    def start(self) -> None:
+        """The mesh of the domain, and the layers in floating point, before any layer is refined."""
         self._initial_mesh()
         self.flayers = []
-        sparse: list[SparseWeights | None] = []
+        self.sparse = []
         for layer in self.layers:
             if isinstance(layer, SparseLayer):  # kept sparse from the rewriting on: never a dense matrix
                 flayer, sparse_pair = sparse_float_layer(layer)
@@ -234,69 +244,75 @@ class Mesh(VertexSides, RegionMaps, ABC):
                 flayer = float_layer(layer)
                 weights = sparse_weights(flayer)  # wide rewritten layers of few inputs per unit
             self.flayers.append(flayer)
-            sparse.append(weights)
-        total = sum(layer.width * len(layer.activation.breakpoints) for layer in self.layers)
-        corners, corner_errors = doubles(self.corner_points)
-        with progress_bar(total=total, desc="breakpoints", enabled=progress) as bar:
-            for q, layer in enumerate(self.layers):
-                width = layer.width
-                # Room for the vertices the layer will add (a few times as many as it starts with, as measured
-                # on He-normal networks): rows are touched only when written, so unused room costs address
-                # space rather than memory, while growing a large array copies it.
-                room = 4 * self.nv + 4096
-                Z, E = np.zeros((room, width)), np.zeros((room, width))
-                T = len(layer.activation.breakpoints)
-                self.S = _RELEASED  # the previous layer's sides are not read again
-                S = np.zeros((room, padded(width * T)), dtype=np.int8)
-                use_maps = self._next_maps(q, sparse)
-                face = self._face_of_vertex() if use_maps else None
-                for start in range(0, self.nv, _ROWS):  # in blocks of rows: no temporary of the whole layer
-                    rows = slice(start, min(start + _ROWS, self.nv))
-                    if q > 0:
-                        h_val, e_val = activate(self.flayers[q - 1], self.Z[rows], self.E[rows])
-                    else:
-                        h_val, e_val = corners[rows], corner_errors[rows]
-                    weights = sparse[q]
-                    if weights is None:
-                        forward_layer(self.flayers[q], h_val, e_val, out=(Z[rows], E[rows]))
-                    else:
-                        Z[rows], E[rows] = sparse_forward(self.flayers[q], weights, h_val, e_val)
-                    if T:
-                        self._sides(q, Z[rows], E[rows], out=S[rows])
-                    if face is not None:
-                        # Where the values carried from the last layer leave a side open (their bounds grow with
-                        # depth), the values from the vertex's region's map at its point, from the rows of its two
-                        # lines; both enclose the same value, so each entry keeps the smaller bound.
-                        todo = (start + unproven_rows(S[rows]) if T else
-                                np.arange(rows.start, rows.stop)[~np.isfinite(E[rows]).all(axis=1)])
-                        if not todo.size:
-                            continue
-                        Za, Ea, _ = self._anchored(todo, face[todo])
-                        Zc, Ec = Z[todo], E[todo]
-                        tighter = Ea < Ec
-                        Zc[tighter], Ec[tighter] = Za[tighter], Ea[tighter]
-                        Z[todo], E[todo] = Zc, Ec
-                        if T:
-                            S[todo] = self._sides(q, Zc, Ec)
-                self.Z, self.E, self.S = Z, E, S  # the previous layer's values go
-                del Z, E, S
-                if layer.activation.is_linear:
-                    self.pieces.append(None)
-                    self.ancestors.append(np.arange(self.nf, dtype=np.int64))
+            self.sparse.append(weights)
+
+    def breakpoints(self, layers: range) -> int:
+        """The hyperplanes that refining the given layers cuts the mesh with (the progress bar's steps)."""
+        return sum(self.layers[q].width * len(self.layers[q].activation.breakpoints) for q in layers)
+
+    def refine_layer(self, q: int, bar) -> None:
+        """Cut the mesh with every hyperplane of layer ``q`` (the layers before it refined), one step of ``bar``
+        per hyperplane."""
+        layer, sparse = self.layers[q], self.sparse
+        width = layer.width
+        # Room for the vertices the layer will add (a few times as many as it starts with, as measured on
+        # He-normal networks): rows are touched only when written, so unused room costs address space rather than
+        # memory, while growing a large array copies it.
+        room = 4 * self.nv + 4096
+        Z, E = np.zeros((room, width)), np.zeros((room, width))
+        T = len(layer.activation.breakpoints)
+        self.S = _RELEASED  # the previous layer's sides are not read again
+        S = np.zeros((room, padded(width * T)), dtype=np.int8)
+        use_maps = self._next_maps(q, sparse)
+        face = self._face_of_vertex() if use_maps else None
+        if q == 0:
+            corners, corner_errors = doubles(self.corner_points)
+        for start in range(0, self.nv, _ROWS):  # in blocks of rows: no temporary of the whole layer
+            rows = slice(start, min(start + _ROWS, self.nv))
+            if q > 0:
+                h_val, e_val = activate(self.flayers[q - 1], self.Z[rows], self.E[rows])
+            else:
+                h_val, e_val = corners[rows], corner_errors[rows]
+            weights = sparse[q]
+            if weights is None:
+                forward_layer(self.flayers[q], h_val, e_val, out=(Z[rows], E[rows]))
+            else:
+                Z[rows], E[rows] = sparse_forward(self.flayers[q], weights, h_val, e_val)
+            if T:
+                self._sides(q, Z[rows], E[rows], out=S[rows])
+            if face is not None:
+                # Where the values carried from the last layer leave a side open (their bounds grow with depth),
+                # the values from the vertex's region's map at its point, from the rows of its two lines; both
+                # enclose the same value, so each entry keeps the smaller bound.
+                todo = (start + unproven_rows(S[rows]) if T else
+                        np.arange(rows.start, rows.stop)[~np.isfinite(E[rows]).all(axis=1)])
+                if not todo.size:
                     continue
-                self.anc = grow(np.arange(self.nf, dtype=np.int64), 2 * self.nf)
-                unsure = unproven_rows(self.S[:self.nv])
-                if unsure.size:
-                    self._resolve(q, *self._settle(q, unsure, self._face_of_vertex()[unsure]))
-                self._start_layer(q)
-                for h in range(width * T):
-                    self._split(q, h)
-                    bar.update(1)
-                above = (self.code[:self.nf, :width * T] == ABOVE).reshape(self.nf, width, T)
-                kind = np.int8 if T < 127 else np.int32
-                self.pieces.append(above[:, :, 0].astype(kind) if T == 1 else above.sum(axis=2, dtype=kind))
-                self.ancestors.append(self.anc[:self.nf].copy())
-        return self._output()
+                Za, Ea, _ = self._anchored(todo, face[todo])
+                Zc, Ec = Z[todo], E[todo]
+                tighter = Ea < Ec
+                Zc[tighter], Ec[tighter] = Za[tighter], Ea[tighter]
+                Z[todo], E[todo] = Zc, Ec
+                if T:
+                    S[todo] = self._sides(q, Zc, Ec)
+        self.Z, self.E, self.S = Z, E, S  # the previous layer's values go
+        del Z, E, S
+        if layer.activation.is_linear:
+            self.pieces.append(None)
+            self.ancestors.append(np.arange(self.nf, dtype=np.int64))
+            return
+        self.anc = grow(np.arange(self.nf, dtype=np.int64), 2 * self.nf)
+        unsure = unproven_rows(self.S[:self.nv])
+        if unsure.size:
+            self._resolve(q, *self._settle(q, unsure, self._face_of_vertex()[unsure]))
+        self._start_layer(q)
+        for h in range(width * T):
+            self._split(q, h)
+            bar.update(1)
+        above = (self.code[:self.nf, :width * T] == ABOVE).reshape(self.nf, width, T)
+        kind = np.int8 if T < 127 else np.int32
+        self.pieces.append(above[:, :, 0].astype(kind) if T == 1 else above.sum(axis=2, dtype=kind))
+        self.ancestors.append(self.anc[:self.nf].copy())
 
     def _output(self) -> tuple[Sequence[Region], np.ndarray, np.ndarray]:
         self.Z = self.E = self.S = self.code = _RELEASED  # the float state is no longer needed
