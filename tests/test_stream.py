@@ -20,57 +20,16 @@ from polyregions.errors import InvalidInputError
 from polyregions.networks.activations import leaky_relu
 from polyregions.networks.initializers import he_normal
 from polyregions.networks.io import save_network
-from polyregions.regions import _streamed
+from polyregions.regions import _streamed, stream
 from polyregions.regions.domains import box, polytope_domain, segment, slice_domain, space
 from polyregions.regions.enumeration import enumerate_regions
-from polyregions.regions.stream import stream_regions
+from tests.store_reading import assert_store_holds, both_exports, read_store
 
 
-def _read(path):
-    """What a store holds, read with sqlite3 alone: meta, patterns by id, and the adjacency by patterns."""
-    with sqlite3.connect(path) as db:
-        meta = dict(db.execute("SELECT key, value FROM meta"))
-        size = int(meta["pattern_bytes"])
-        patterns = {i: tuple(int.from_bytes(blob[k:k + size], "big") for k in range(0, len(blob), size))
-                    for i, blob in db.execute("SELECT id, pattern FROM regions")}
-        regions = {patterns[i]: (json.loads(A), json.loads(b), json.loads(point), rows)
-                   for i, A, b, point, rows in db.execute("SELECT id, A, b, interior_point, domain_rows FROM regions")}
-        adjacency = {tuple(sorted((patterns[i], patterns[j]))): neurons for i, j, neurons in
-                     db.execute("SELECT first, second, neurons FROM adjacency")}
-        facets = list(db.execute("SELECT region, row, point FROM open_facets"))
-        shares = list(db.execute("SELECT first, cells, regions FROM shares"))
-        ids = sorted(patterns)
-    return {"meta": meta, "patterns": patterns, "regions": regions, "adjacency": adjacency, "facets": facets,
-            "shares": shares, "ids": ids}
-
-
-def _assert_store_holds(path, complex_):
-    """The store's summary, patterns, adjacency (with the switching neurons) and geometry are the complex's."""
-    stored = _read(path)
-    assert json.loads(stored["meta"]["summary"]) == complex_.summary()
-    assert stored["ids"] == list(range(len(complex_)))
-    assert set(stored["patterns"].values()) == {region.pattern for region in complex_.regions}
-    expected = {}
-    for i, j, neurons in complex_.adjacency:
-        p, q = sorted((complex_.regions[i].pattern, complex_.regions[j].pattern))
-        expected[(p, q)] = ",".join(map(str, sorted(neurons)))
-    assert stored["adjacency"] == expected
-    net = complex_.regions[0].network  # in domain coordinates, as the store's regions are
-    for pattern, (A, b, point, domain_rows) in stored["regions"].items():
-        t = [Fraction(v) for v in point]
-        assert net.pattern(t) == pattern
-        for row, bound in zip(A, b):
-            assert sum(Fraction(a) * x for a, x in zip(row, t)) < Fraction(bound)
-        assert 0 <= domain_rows <= len(A)
-    rows_of = {i: stored["regions"][pattern] for i, pattern in stored["patterns"].items()}
-    for region, row, point in stored["facets"]:
-        A, b, _, domain_rows = rows_of[region]
-        q = [Fraction(v) for v in json.loads(point)]
-        assert row >= domain_rows
-        for r, (a, bound) in enumerate(zip(A, b)):
-            value = sum(Fraction(x) * y for x, y in zip(a, q)) - Fraction(bound)
-            assert value == 0 if r == row else value < 0
-    return stored
+def stream_regions(*args, **kwargs):
+    """The general engine's stream (a bounded 2-D domain's own, the mesh engine's, is tested in
+    test_stream_mesh.py)."""
+    return stream.stream_regions(*args, engine="lp", **kwargs)
 
 
 CASES = [
@@ -90,7 +49,7 @@ def test_the_store_holds_the_complex_of_the_lp_engine(tmp_path, name, widths, do
     complex_ = enumerate_regions(network, domain, engine="lp")
     path = tmp_path / "store.sqlite"
     assert stream_regions(network, domain, path, share_cells=share_cells) == complex_.summary()
-    stored = _assert_store_holds(path, complex_)
+    stored = assert_store_holds(path, complex_)
     if share_cells == 1:
         assert len(stored["shares"]) == int(stored["meta"]["first_cells"]) > 1  # shares to join
         assert stored["facets"]  # facets between shares decided at the end
@@ -110,7 +69,7 @@ def test_other_domains_and_activations_stream_to_their_complex(tmp_path, name, n
     complex_ = enumerate_regions(network, domain, engine="lp")
     path = tmp_path / "store.sqlite"
     assert stream_regions(network, domain, path, share_cells=2) == complex_.summary()
-    _assert_store_holds(path, complex_)
+    assert_store_holds(path, complex_)
 
 
 @pytest.mark.parametrize("name, widths, domain", [CASES[2], CASES[3]], ids=["box 4-D", "space 2-D"])
@@ -119,7 +78,7 @@ def test_two_workers_give_the_same_store(tmp_path, name, widths, domain):
     complex_ = enumerate_regions(network, domain, engine="lp")
     path = tmp_path / "store.sqlite"
     assert stream_regions(network, domain, path, workers=2, share_cells=2) == complex_.summary()
-    _assert_store_holds(path, complex_)
+    assert_store_holds(path, complex_)
 
 
 # (a 3-D box of 45 regions: with every facet its own program, [3, 5, 5]'s 115 regions take 20 s)
@@ -131,7 +90,7 @@ def test_facets_no_guess_proves_are_decided_by_certified_programs(tmp_path, monk
     monkeypatch.setattr(_streamed, "guesses", lambda *args: iter(()))  # every open facet goes to the programs
     path = tmp_path / "store.sqlite"
     assert stream_regions(network, domain, path, share_cells=2) == complex_.summary()
-    assert _assert_store_holds(path, complex_)["facets"]
+    assert assert_store_holds(path, complex_)["facets"]
 
 
 def test_a_streamed_2d_box_is_tiled_by_its_regions(tmp_path):
@@ -140,7 +99,7 @@ def test_a_streamed_2d_box_is_tiled_by_its_regions(tmp_path):
     network = he_normal([2, 5, 5], seed=5)
     path = tmp_path / "store.sqlite"
     stream_regions(network, box([-1, -1], [1, 1]), path, share_cells=2)
-    regions = _read(path)["regions"].values()
+    regions = read_store(path)["regions"].values()
     volumes = [Polytope([[Fraction(v) for v in row] for row in A], [Fraction(v) for v in b], 2).volume()
                for A, b, _, _ in regions]
     assert sum(volumes) == 4 and all(volume > 0 for volume in volumes)
@@ -155,7 +114,7 @@ def test_random_small_networks_stream_to_their_complex(tmp_path_factory, widths,
     complex_ = enumerate_regions(network, domain, engine="lp")
     path = tmp_path_factory.mktemp("store") / "store.sqlite"
     assert stream_regions(network, domain, path, share_cells=share_cells) == complex_.summary()
-    _assert_store_holds(path, complex_)
+    assert_store_holds(path, complex_)
 
 
 class _Stop(KeyboardInterrupt):
@@ -177,14 +136,14 @@ def test_an_interrupted_run_keeps_its_shares_and_resumes_to_the_same_store(tmp_p
     path = tmp_path / "stopped.sqlite"
     with pytest.raises(_Stop):
         stream_regions(network, domain, path, share_cells=3, workers=workers, on_share=_stop_after(2))
-    stopped = _read(path)
+    stopped = read_store(path)
     assert len(stopped["shares"]) == 2 and "summary" not in stopped["meta"]
     assert len(stopped["ids"]) == sum(regions for _, _, regions in stopped["shares"]) > 0
     seen = []
     assert stream_regions(network, domain, path, share_cells=3, workers=workers,
                           on_share=lambda shares, regions: seen.append(shares)) == summary
     assert seen and seen[0] == 3  # the committed shares were not refined again
-    resumed, complete = _read(path), _read(whole)
+    resumed, complete = read_store(path), read_store(whole)
     assert set(resumed["patterns"].values()) == set(complete["patterns"].values())
     assert resumed["adjacency"] == complete["adjacency"]
     assert resumed["meta"]["summary"] == complete["meta"]["summary"]
@@ -260,7 +219,6 @@ def test_the_command_prints_the_same_summary_with_and_without_stream(tmp_path, c
 
 
 @pytest.mark.parametrize("extra, message", [
-    (["--engine", "mesh"], "--stream: expected the lp engine"),
     (["--scheduler", "tcp://127.0.0.1:9"], "scheduler: cannot connect"),
     (["--export", "{tmp}/s.sqlite"], "--export: expected a file other than the --stream store"),
     (["--graphml", "{tmp}/s.sqlite"], "--graphml: expected a file other than the --stream store"),
@@ -310,7 +268,7 @@ def test_ctrl_c_keeps_the_committed_shares_and_the_same_command_resumes(tmp_path
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)
     assert (process.returncode, out, err) == (130, "", "polyregions: interrupted\n")
-    stopped = _read(store)
+    stopped = read_store(store)
     assert "summary" not in stopped["meta"] and stopped["shares"]
     assert len(stopped["ids"]) == sum(regions for _, _, regions in stopped["shares"])
     with sqlite3.connect(store) as db:
@@ -319,7 +277,7 @@ def test_ctrl_c_keeps_the_committed_shares_and_the_same_command_resumes(tmp_path
     alone = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert resumed.returncode == alone.returncode == 0 and resumed.stderr == ""
     assert json.loads(resumed.stdout) == json.loads(alone.stdout)
-    assert _read(store)["shares"][:len(stopped["shares"])] == stopped["shares"]
+    assert read_store(store)["shares"][:len(stopped["shares"])] == stopped["shares"]
     assert not [name for name in os.listdir(tmp_path) if name.startswith("store.sqlite-")]  # no journal left
 
 
@@ -347,21 +305,6 @@ EXPORT_CASES = [
 ]
 
 
-def _exports(tmp_path, complex_, store):
-    """The JSON documents and GraphML graphs of the complex (in memory) and of the store."""
-    import networkx as nx
-
-    from polyregions.regions.export import write_complex_json, write_graphml
-    from polyregions.regions.stream import write_store_graphml, write_store_json
-
-    write_complex_json(complex_, tmp_path / "memory.json")
-    write_graphml(complex_, tmp_path / "memory.graphml")
-    write_store_json(store, tmp_path / "streamed.json")
-    write_store_graphml(store, tmp_path / "streamed.graphml")
-    return ([json.loads((tmp_path / name).read_text()) for name in ("memory.json", "streamed.json")],
-            [nx.read_graphml(tmp_path / name) for name in ("memory.graphml", "streamed.graphml")])
-
-
 @pytest.mark.parametrize("name, network, domain", EXPORT_CASES, ids=[case[0] for case in EXPORT_CASES])
 def test_the_exports_written_from_the_store_are_those_of_the_complex(tmp_path, name, network, domain):
     import networkx as nx
@@ -371,7 +314,7 @@ def test_the_exports_written_from_the_store_are_those_of_the_complex(tmp_path, n
     complex_ = enumerate_regions(network, domain, engine="lp")
     store = tmp_path / "store.sqlite"
     stream_regions(network, domain, store, share_cells=2)
-    (memory, streamed), (memory_graph, streamed_graph) = _exports(tmp_path, complex_, store)
+    (memory, streamed), (memory_graph, streamed_graph) = both_exports(tmp_path, complex_, store)
     assert streamed == memory
     result = verify_export(streamed)
     assert result.verified, result.failure
@@ -419,7 +362,7 @@ def test_a_store_of_one_region_exports_a_graph_without_edges(tmp_path, activatio
     complex_ = enumerate_regions(network, box([-1, -1], [1, 1]), engine="lp")
     store = tmp_path / "store.sqlite"
     stream_regions(network, box([-1, -1], [1, 1]), store)
-    (memory, streamed), (memory_graph, streamed_graph) = _exports(tmp_path, complex_, store)
+    (memory, streamed), (memory_graph, streamed_graph) = both_exports(tmp_path, complex_, store)
     assert streamed == memory and streamed["adjacency"] == [] and streamed["linear_regions"] == [[0]]
     assert list(streamed_graph.nodes(data=True)) == [("0", {"pattern": pattern})]
     assert list(memory_graph.nodes(data=True)) == [("0", {"pattern": pattern})]
@@ -437,7 +380,7 @@ def test_random_small_stores_export_the_complex(tmp_path_factory, widths, dim, s
     complex_ = enumerate_regions(network, domain, engine="lp")
     folder = tmp_path_factory.mktemp("exports")
     stream_regions(network, domain, folder / "store.sqlite", share_cells=share_cells)
-    (memory, streamed), (memory_graph, streamed_graph) = _exports(folder, complex_, folder / "store.sqlite")
+    (memory, streamed), (memory_graph, streamed_graph) = both_exports(folder, complex_, folder / "store.sqlite")
     assert streamed == memory
     assert nx.utils.graphs_equal(streamed_graph, memory_graph)
 
@@ -513,7 +456,7 @@ def test_stores_that_cannot_be_exported_are_refused_by_name(tmp_path):
     with pytest.raises(OutputError, match="missing"):
         write_store_json(store, tmp_path / "missing" / "x.json")
     assert not out.exists()
-    assert "summary" not in _read(unfinished)["meta"]  # reading a store never writes it
+    assert "summary" not in read_store(unfinished)["meta"]  # reading a store never writes it
 
 
 def test_the_command_writes_the_exports_of_a_streamed_run(tmp_path, capsys):
@@ -550,7 +493,7 @@ def test_ctrl_c_while_the_command_writes_the_export_leaves_no_file(tmp_path, cap
     assert main(["regions", net, "--box", "-1,1", "--stream", str(store), "--export", str(export)]) == 130
     assert capsys.readouterr().err == "polyregions: interrupted\n"
     assert sorted(os.listdir(tmp_path)) == ["net15.json", "store.sqlite"]
-    assert "summary" in _read(store)["meta"]  # the run itself finished before the export began
+    assert "summary" in read_store(store)["meta"]  # the run itself finished before the export began
 
 
 def test_a_bad_store_or_export_path_through_the_command_gives_one_line(tmp_path, capsys):
@@ -588,11 +531,11 @@ def test_a_cluster_streams_the_store_of_one_process(cluster, tmp_path, name, wid
     path = tmp_path / "by_address.sqlite"
     assert stream_regions(network, domain, path, share_cells=2, scheduler=cluster.scheduler_address) == \
         complex_.summary()
-    assert len(_assert_store_holds(path, complex_)["shares"]) > 2
+    assert len(assert_store_holds(path, complex_)["shares"]) > 2
     with Client(cluster) as client:
         assert stream_regions(network, domain, tmp_path / "by_client.sqlite", share_cells=1,
                               scheduler=client) == complex_.summary()
-    _assert_store_holds(tmp_path / "by_client.sqlite", complex_)
+    assert_store_holds(tmp_path / "by_client.sqlite", complex_)
 
 
 def test_a_run_on_a_cluster_commits_each_share_and_resumes_anywhere(cluster, tmp_path):
@@ -602,10 +545,10 @@ def test_a_run_on_a_cluster_commits_each_share_and_resumes_anywhere(cluster, tmp
     with pytest.raises(_Stop):
         stream_regions(network, domain, path, share_cells=3, scheduler=cluster.scheduler_address,
                        on_share=_stop_after(2))
-    stopped = _read(path)
+    stopped = read_store(path)
     assert len(stopped["shares"]) == 2 and "summary" not in stopped["meta"]
     assert stream_regions(network, domain, path, share_cells=3) == summary  # resumed in this process
-    assert _read(path)["adjacency"] == _read(tmp_path / "whole.sqlite")["adjacency"]
+    assert read_store(path)["adjacency"] == read_store(tmp_path / "whole.sqlite")["adjacency"]
 
 
 def test_the_command_streams_on_a_cluster_with_its_exports(cluster, tmp_path, capsys):

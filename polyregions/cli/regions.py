@@ -43,8 +43,9 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--graphml", metavar="FILE", help="also write the adjacency graph of the regions as GraphML")
     parser.add_argument("--stream", metavar="FILE",
                         help="write the regions, their adjacency and the counts to an SQLite store "
-                             "(polyregions.store/1) a share at a time instead of holding them in memory (LP engine); "
-                             "an interrupted run keeps what it committed, and the same command resumes it; --export "
+                             "(polyregions.store/1) a share at a time instead of holding them in memory (the mesh "
+                             "engine on bounded 2-D domains, else the LP engine); an interrupted run keeps what it "
+                             "committed, and the same command resumes it; --export "
                              "and --graphml are then written from the store, and --scheduler refines the shares on a "
                              "Dask cluster")
     parser.add_argument("--workers", type=workers(1), default=1, metavar="N",
@@ -95,8 +96,8 @@ def run(args) -> int:
     if args.stream is not None:
         from polyregions.regions.stream import stream_regions
 
-        summary = stream_regions(network, domain, args.stream, workers=args.workers, progress=wants_progress(args),
-                                 scheduler=args.scheduler)
+        summary = stream_regions(network, domain, args.stream, engine=args.engine, workers=args.workers,
+                                 progress=wants_progress(args), scheduler=args.scheduler)
         _write_from_store(args)
         _print(args, summary)
         return 0
@@ -113,14 +114,11 @@ def run(args) -> int:
 
 
 def _check_stream_options(args) -> None:
-    """``--stream`` runs the LP engine (in local processes or on a cluster); the exports are written from the store,
-    so none of them may be the store itself."""
+    """The exports of ``--stream`` are written from the store, so none of them may be the store itself."""
     import os
 
     from polyregions.errors import InvalidInputError
 
-    if args.engine == "mesh":
-        raise InvalidInputError("--stream: expected the lp engine (or auto, which means lp here), got --engine mesh")
     for option, path in (("--export", args.export), ("--graphml", args.graphml)):
         if path is not None and os.path.realpath(path) == os.path.realpath(args.stream):
             raise InvalidInputError(f"{option}: expected a file other than the --stream store, got the store itself "

@@ -10,14 +10,15 @@ from __future__ import annotations
 import itertools
 import json
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, NoReturn, Sequence
 
 import numpy as np
 
 from polyregions.errors import InvalidInputError, OutputError
 
-__all__ = ["FORMAT", "Store", "ShareRecords", "open_store", "open_finished_store", "check_store", "SUMMARY_KEYS"]
+__all__ = ["FORMAT", "Store", "ShareRecords", "open_store", "open_finished_store", "check_store", "SUMMARY_KEYS",
+           "ENGINES"]
 
 #: The format name stored in the ``meta`` table.
 FORMAT = "polyregions.store/1"
@@ -43,7 +44,9 @@ class ShareRecords:
 
     ``regions`` holds ``(pattern bytes, domain rows, A, b, interior point)`` (the last three as JSON text),
     ``pairs`` the adjacent regions proved within the share as ``(first, second, neurons)`` with
-    ``first < second``, and ``facets`` the facets left open as ``(region, row, facet point)``.
+    ``first < second``, and ``facets`` the facets left open as ``(region, row, facet point)``; ``joined`` the
+    pairs with regions of committed shares proved by this one, as ``(region id, its open facet's row, region of
+    this share, neurons)``, whose open facets it closes.
     """
 
     first: int   # the share's first cell among the first layer's cells, in pattern order
@@ -51,6 +54,7 @@ class ShareRecords:
     regions: list[tuple[bytes, int, str, str, str]]
     pairs: list[tuple[int, int, str]]
     facets: list[tuple[int, int, str]]
+    joined: list[tuple[int, int, int, str]] = field(default_factory=list)
 
 
 def _locked(path: str) -> InvalidInputError:
@@ -172,6 +176,10 @@ class Store:
                            ((base + i, base + j, neurons) for i, j, neurons in records.pairs))
             db.executemany("INSERT INTO open_facets VALUES (?, ?, ?)",
                            ((base + i, row, point) for i, row, point in records.facets))
+            db.executemany("INSERT INTO adjacency VALUES (?, ?, ?)",
+                           ((region, base + i, neurons) for region, _, i, neurons in records.joined))
+            db.executemany("DELETE FROM open_facets WHERE region = ? AND row = ?",
+                           ((region, row) for region, row, _, _ in records.joined))
 
         self._transaction(write)
         self.next_id = base + len(records.regions)
@@ -313,9 +321,12 @@ def open_finished_store(path: str) -> Store:
 
 # --- a store read back: validated as input ------------------------------------------------------------------
 
-#: The keys of a finished run's summary, each a non-negative integer but ``exact`` (true) and ``engine`` ("lp").
+#: The keys of a finished run's summary, each a non-negative integer but ``exact`` (true) and ``engine`` (one of
+#: :data:`ENGINES`).
 SUMMARY_KEYS = ("input_dim", "domain_dim", "neurons", "activation_regions", "linear_regions", "adjacencies", "exact",
                 "engine")
+#: The engines that write stores.
+ENGINES = ("lp", "mesh")
 _PATTERN_BYTES = ("1", "2", "4")
 _MAX_NUMBER_CHARS = 20_003  # a numerator and a denominator of MAX_DIGITS digits each, a sign and a slash
 # An integer as the store writes it ("-12"), and an exact rational ("-7/12"), tested in SQL on every JSON atom.
@@ -447,9 +458,9 @@ def _check_summary(path: str, db: sqlite3.Connection, meta: dict[str, str], coun
         value = summary[key]
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             refuse(f"meta.summary.{key}", "is a non-negative integer", _shown(value))
-    if summary["exact"] is not True or summary["engine"] != "lp":
-        refuse("meta.summary.exact, engine", "are true and \"lp\"", f"{_shown(summary['exact'])} and "
-               f"{_shown(summary['engine'])}")
+    if summary["exact"] is not True or summary["engine"] not in ENGINES:
+        refuse("meta.summary.exact, engine", "are true and \"lp\" or \"mesh\"", f"{_shown(summary['exact'])} "
+               f"and {_shown(summary['engine'])}")
     adjacencies = db.execute("SELECT COUNT(*) FROM adjacency").fetchone()[0]
     for key, rows, what in (("activation_regions", count, "rows of the regions table"),
                             ("adjacencies", adjacencies, "rows of the adjacency table"),

@@ -48,7 +48,8 @@ if TYPE_CHECKING:
     from polyregions.regions.domains import Domain
 
 __all__ = ["FirstLayer", "first_layer", "pattern_itemsize", "encoded", "decoded", "switched_neurons",
-           "share_records", "share_size", "planned_shares", "check_committed", "decided_pairs", "pattern_matrix",
+           "share_records", "share_size", "vector_text", "matrix_text", "planned_shares", "check_committed",
+           "decided_pairs", "pattern_matrix",
            "neuron_texts", "linear_region_count", "SHARE_REGIONS"]
 
 #: Final regions aimed at per share. A finished cell takes about 10-15 KB while its share is refined and turned
@@ -98,12 +99,14 @@ def decoded(blob: bytes, itemsize: int) -> tuple[int, ...]:
     return tuple(blob) if itemsize == 1 else tuple(np.frombuffer(blob, dtype=f">u{itemsize}").tolist())
 
 
-def _text(values: Iterable) -> str:
-    return json.dumps([str(v) for v in values], separators=(",", ":"))
+def vector_text(values: Iterable) -> str:
+    """Exact numbers as the store writes them: a JSON array of strings (``["3","-7/12"]``), which ``str`` of an
+    integer or a Fraction gives without any character JSON escapes."""
+    return "[" + ",".join([f'"{v}"' for v in values]) + "]"
 
 
-def _matrix_text(rows: Iterable[Iterable]) -> str:
-    return json.dumps([[str(v) for v in row] for row in rows], separators=(",", ":"))
+def matrix_text(rows: Iterable[Iterable]) -> str:
+    return "[" + ",".join([vector_text(row) for row in rows]) + "]"
 
 
 def switched_neurons(first: Sequence[int], second: Sequence[int]) -> str:
@@ -122,9 +125,10 @@ def share_records(cells: Sequence[Cell], layers: Sequence, backend: Backend, box
         finished = [unboxed(cell, box) for cell in finished]
     finished.sort(key=lambda cell: cell.pattern)
     index = {cell.pattern: i for i, cell in enumerate(finished)}
-    regions = [(encoded(cell.pattern, itemsize), cell.domain_rows, _matrix_text(row[:-1] for row in cell.rows),
-                _text(row[-1] for row in cell.rows), _text(cp.to_fractions(cell.point if cell.point is not None
-                                                     else interior(cell.rows, cell.centroid, backend))))
+    regions = [(encoded(cell.pattern, itemsize), cell.domain_rows, matrix_text(row[:-1] for row in cell.rows),
+                vector_text(row[-1] for row in cell.rows),
+                vector_text(cp.to_fractions(cell.point if cell.point is not None
+                                            else interior(cell.rows, cell.centroid, backend))))
                for cell in finished]
     pairs = sorted({tuple(sorted((index[p], index[q]))) for p, q in proved})
     patterns = [cell.pattern for cell in finished]
@@ -134,20 +138,21 @@ def share_records(cells: Sequence[Cell], layers: Sequence, backend: Backend, box
         row = finished[i].domain_rows + offset
         point = finished[i].facet_points[row]
         assert point is not None  # every facet after the domain's rows has one
-        facets.append((i, row, _text(cp.to_fractions(point))))
+        facets.append((i, row, vector_text(cp.to_fractions(point))))
     return ShareRecords(first, len(cells), regions,
                         [(i, j, switched_neurons(patterns[i], patterns[j])) for i, j in pairs], sorted(facets))
 
 
-def share_size(total: int, workers: int, cells_done: int, regions_done: int, last: int = 0) -> int:
-    """First-layer cells for the next share: about :data:`SHARE_REGIONS` final regions at the rate seen so far,
+def share_size(total: int, workers: int, cells_done: int, regions_done: int, last: int = 0,
+               regions: int = SHARE_REGIONS) -> int:
+    """First-layer cells for the next share: about ``regions`` final regions at the rate seen so far,
     but at most twice the ``last`` share's cells (one to start: a rate read off a few cells can be far too low,
     and one share too large would be the run's peak memory), and at most a quarter of a worker's part of the run,
     for balance."""
     balance = max(1, math.ceil(total / (4 * workers)))
     if not cells_done or not regions_done:
         return 1
-    return max(1, min(balance, 2 * max(last, 1), round(SHARE_REGIONS * cells_done / regions_done)))
+    return max(1, min(balance, 2 * max(last, 1), round(regions * cells_done / regions_done)))
 
 
 def planned_shares(total: int, committed: Sequence[tuple[int, int]], size: Callable[[], int]

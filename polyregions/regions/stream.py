@@ -60,14 +60,22 @@ from polyregions.regions._store_export import write_store_graphml, write_store_j
 if TYPE_CHECKING:
     from polyregions.exact.lp import Backend
     from polyregions.networks.network import Network
+    from polyregions.regions._mesh.shares import MeshShares, Segment
     from polyregions.regions.domains import Domain
+    from polyregions.regions.enumeration import Engine
 
-__all__ = ["stream_regions", "write_store_json", "write_store_graphml", "FORMAT"]
+__all__ = ["stream_regions", "write_store_json", "write_store_graphml", "FORMAT", "MESH_SHARE_REGIONS"]
+
+#: Final regions a share of the mesh engine aims at: a share's mesh costs about 20 bytes per region and neuron of
+#: a layer (a 512-wide network: 160 MB), and each share cuts every hyperplane of the later layers once, whatever
+#: its size, so shares are larger than the LP engine's.
+MESH_SHARE_REGIONS = 16384
 
 
-def stream_regions(network: "Network", domain: "Domain", path: str | os.PathLike, *, backend: "Backend" = "highs",
-                   workers: int = 1, progress: bool = False, share_cells: int | None = None,
-                   on_share: Callable[[int, int], None] | None = None, scheduler: Any = None) -> dict[str, Any]:
+def stream_regions(network: "Network", domain: "Domain", path: str | os.PathLike, *, engine: "Engine" = "auto",
+                   backend: "Backend" = "highs", workers: int = 1, progress: bool = False,
+                   share_cells: int | None = None, on_share: Callable[[int, int], None] | None = None,
+                   scheduler: Any = None) -> dict[str, Any]:
     """Enumerate the activation regions of ``network`` in ``domain`` into the store at ``path``; return the
     summary that :meth:`RegionComplex.summary` gives for the same enumeration.
 
@@ -79,6 +87,11 @@ def stream_regions(network: "Network", domain: "Domain", path: str | os.PathLike
     path : str or os.PathLike
         The store (format ``polyregions.store/1``, see the module documentation): a new file, or the store of
         an earlier run on the same network and domain, which is resumed (a finished one just gives its summary).
+    engine : {"auto", "mesh", "lp"}, keyword-only
+        ``"mesh"`` refines the shares with the 2-D mesh engine (a bounded 2-D domain of a dense network, in this
+        process), ``"lp"`` with the LP-certified engine (any domain and network, in ``workers`` processes or on
+        a cluster); ``"auto"`` takes the mesh wherever it applies and no ``scheduler`` is given. A run may be
+        resumed with either: the shares and the regions are the same.
     backend : {"highs", "exact", "cvxpy"}, keyword-only
         The solver the certified linear programs start with.
     workers : int, keyword-only
@@ -98,7 +111,8 @@ def stream_regions(network: "Network", domain: "Domain", path: str | os.PathLike
     -------
     dict
         ``input_dim``, ``domain_dim``, ``neurons``, ``activation_regions``, ``linear_regions``,
-        ``adjacencies``, ``exact`` and ``engine`` (``"lp"``); also stored in the file.
+        ``adjacencies``, ``exact`` and ``engine`` (``"mesh"`` or ``"lp"``, the engine that finished the run); also
+        stored in the file.
 
     Raises
     ------
@@ -138,18 +152,40 @@ def stream_regions(network: "Network", domain: "Domain", path: str | os.PathLike
     if on_share is not None and not callable(on_share):
         raise InvalidInputError(f"on_share: expected a callable or None, got {_describe(on_share)}")
     check_scheduler(scheduler)
+    chosen = _engine(engine, network, domain, scheduler)
     check_output(name, what="path")
     store = open_store(name, _identity(network, domain))
     try:
         summary = store.summary()
         if summary is None:
             with dask_client(scheduler) if scheduler is not None else nullcontext() as client:
-                summary = _run(store, network, domain, backend, workers, progress, share_cells, on_share, client)
+                summary = _run(store, network, domain, chosen, backend, workers, progress, share_cells, on_share,
+                               client)
         else:
             _check_finished(store, network, domain, summary)
         return summary
     finally:
         store.close()
+
+
+def _engine(engine: Any, network, domain, scheduler: Any) -> str:
+    """The engine that refines the shares: ``"mesh"`` or ``"lp"`` (see :func:`stream_regions`)."""
+    from polyregions.exact.rationals import _describe
+    from polyregions.networks.network import Network
+
+    if engine not in ("auto", "mesh", "lp"):
+        raise InvalidInputError(f"engine: expected one of auto, mesh, lp, got {_describe(engine)}")
+    meshed = domain.dim == 2 and domain.is_bounded() and isinstance(network, Network)
+    if engine == "mesh" and not meshed:
+        what = ("a graph network" if not isinstance(network, Network) else
+                f"a {domain.dim}-D domain" if domain.dim != 2 else f"an unbounded {domain.kind}")
+        raise InvalidInputError(f"engine: a streamed mesh takes a bounded 2-D domain of a dense network, got {what} "
+                                "(engine=\"lp\" streams any)")
+    if engine == "mesh" and scheduler is not None:
+        raise InvalidInputError("scheduler: the mesh engine runs in one process; use engine=\"lp\" on a cluster")
+    if engine == "auto":
+        return "mesh" if meshed and scheduler is None else "lp"
+    return engine
 
 
 def _check_finished(store: Store, network, domain, summary: dict[str, Any]) -> None:
@@ -182,17 +218,25 @@ def _identity(network, domain) -> dict[str, str]:
             "pattern_bytes": str(st.pattern_itemsize(network))}
 
 
-def _run(store: Store, network, domain, backend, workers: int, progress: bool, share_cells: int | None,
+def _run(store: Store, network, domain, engine: str, backend, workers: int, progress: bool, share_cells: int | None,
          on_share: Callable[[int, int], None] | None, client: Any = None) -> dict[str, Any]:
     from polyregions._support.progress import progress_bar
 
     if client is not None:
         workers = max(1, sum(client.nthreads().values()))  # the cluster's threads share the run
-
     itemsize = int(store.meta["pattern_bytes"])
+    first: Any
     with progress_bar(total=1, desc="first layer", enabled=progress, fractional=True) as bar:
-        first = st.first_layer(network, domain, backend, bar)
-    total = len(first.cells)
+        if engine == "mesh":
+            from polyregions.regions._mesh.shares import MeshShares
+
+            net = network.restrict(domain.origin, domain.directions)
+            first = MeshShares(net, domain.region.A, domain.region.b)
+            total, workers, aim = first.cells, 1, MESH_SHARE_REGIONS
+            bar.update(1)
+        else:
+            first = st.first_layer(network, domain, backend, bar)
+            total, aim = len(first.cells), st.SHARE_REGIONS
     known = store.meta.get("first_cells")
     if known is None:
         store.set_meta({"first_cells": str(total)})
@@ -205,7 +249,8 @@ def _run(store: Store, network, domain, backend, workers: int, progress: bool, s
             "last": max((cells for _, cells in committed), default=0)}
 
     def size() -> int:
-        done["last"] = share_cells or st.share_size(total, workers, done["cells"], done["regions"], done["last"])
+        done["last"] = share_cells or st.share_size(total, workers, done["cells"], done["regions"], done["last"],
+                                                    aim)
         return done["last"]
 
     plan = st.planned_shares(total, committed, size)
@@ -222,6 +267,9 @@ def _run(store: Store, network, domain, backend, workers: int, progress: bool, s
             if on_share is not None:
                 on_share(done["shares"], done["regions"])
 
+        if engine == "mesh":
+            _mesh_shares(first, plan, itemsize, store, commit)
+            return _finished(store, network, domain, net, backend, itemsize, engine)
         arguments = (first.layers, backend, first.box, first.net)
         pending: list = list(first.cells)
         del first  # its cells go as their shares are taken
@@ -240,7 +288,31 @@ def _run(store: Store, network, domain, backend, workers: int, progress: bool, s
         else:
             _in_processes(plan, take, arguments, itemsize, workers, commit)
         net = arguments[3]
-    return _finished(store, network, domain, net, backend, itemsize)
+    return _finished(store, network, domain, net, backend, itemsize, engine)
+
+
+def _mesh_shares(shares: "MeshShares", plan, itemsize: int, store: Store, commit: Callable[[ShareRecords], None]
+                 ) -> None:
+    """Shares refined by the mesh one after another, each open facet whose segment an earlier share left open
+    joined to it: the pair written and the earlier facet closed with the share."""
+    from dataclasses import replace
+
+    waiting: dict[Segment, tuple[int, int, bytes]] = {}  # an open facet's segment: its region id, row, pattern
+    for start, cells in plan:
+        records, segments = shares.share(start, cells, itemsize)
+        base, kept, joined, opened = store.next_id, [], [], []
+        for (i, row, point), segment in zip(records.facets, segments):
+            partner = None if segment is None else waiting.pop(segment, None)
+            if partner is None:
+                kept.append((i, row, point))
+                if segment is not None:
+                    opened.append((segment, (base + i, row, records.regions[i][0])))
+                continue
+            region, its_row, pattern = partner
+            neurons = st.switched_neurons(st.decoded(pattern, itemsize), st.decoded(records.regions[i][0], itemsize))
+            joined.append((region, its_row, i, neurons))
+        commit(replace(records, facets=kept, joined=joined))
+        waiting.update(opened)
 
 
 def _in_processes(plan, take: Callable[[int, int], list], arguments: tuple, itemsize: int, workers: int,
@@ -304,7 +376,7 @@ def _in_flight(plan, submit: Callable[[int, int], Any], first_done: Callable[[se
         fill()
 
 
-def _finished(store: Store, network, domain, net, backend, itemsize: int) -> dict[str, Any]:
+def _finished(store: Store, network, domain, net, backend, itemsize: int, engine: str) -> dict[str, Any]:
     """Decide the open facets, count, and write the new pairs with the summary (one transaction)."""
     import numpy as np
 
@@ -322,7 +394,7 @@ def _finished(store: Store, network, domain, net, backend, itemsize: int) -> dic
         "linear_regions": st.linear_region_count(net, patterns, pairs),
         "adjacencies": len(pairs),
         "exact": True,
-        "engine": "lp",
+        "engine": engine,
     }
     store.finish(zip(new[:, 0].tolist(), new[:, 1].tolist(), st.neuron_texts(patterns, new)), summary)
     return summary

@@ -314,9 +314,13 @@ class Mesh(VertexSides, RegionMaps, ABC):
         self.pieces.append(above[:, :, 0].astype(kind) if T == 1 else above.sum(axis=2, dtype=kind))
         self.ancestors.append(self.anc[:self.nf].copy())
 
-    def _output(self) -> tuple[Sequence[Region], np.ndarray, np.ndarray]:
-        self.Z = self.E = self.S = self.code = _RELEASED  # the float state is no longer needed
+    def release(self) -> None:
+        """Drop the float state once every layer is refined: the output needs none of it."""
+        self.Z = self.E = self.S = self.code = _RELEASED
         self.fmaps = self.fmap_err = self.xmaps = self.xerr = None
+
+    def _output(self) -> tuple[Sequence[Region], np.ndarray, np.ndarray]:
+        self.release()
         patterns = self._pattern_matrix(self.nf)
         pairs = self._adjacent_pairs()
         geometry = ComputedOnce(partial(self._face_geometry, patterns))

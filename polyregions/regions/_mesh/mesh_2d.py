@@ -3,8 +3,10 @@ inequalities and an exact interior point of every face."""
 
 from __future__ import annotations
 
+import copy
 import math
 from fractions import Fraction
+from typing import NamedTuple
 
 import numpy as np
 
@@ -24,7 +26,20 @@ from polyregions.regions._mesh.support import (
     ragged,
 )
 
-__all__ = ["Mesh2D"]
+__all__ = ["Mesh2D", "Runs"]
+
+
+class Runs(NamedTuple):
+    """The sides of a 2-D mesh's faces: one run (a maximal run of a cycle's edges on one line) per side, in blocks
+    by face."""
+
+    starts: np.ndarray       # each run's first position in the pool
+    ends: np.ndarray         # the position after its last edge (where the face's next run starts)
+    lines: np.ndarray        # its line
+    faces: np.ndarray        # its face
+    codes: np.ndarray        # the distinct rows, as ``2 * line + above`` (the face above the line or not)
+    code_of_run: np.ndarray  # each run's index among them
+    run_start: np.ndarray    # which pool positions start a run
 
 
 class Mesh2D(Mesh):
@@ -220,26 +235,63 @@ class Mesh2D(Mesh):
         nxt[offs + lens - 1] = offs
         return nxt
 
-    def _face_geometry(self, patterns: np.ndarray) -> list[tuple[Matrix, Vector, Vector]]:
-        """Every face's exact inequalities (one row per maximal run of edges on one line) and interior point."""
+    def restricted(self, faces: np.ndarray) -> "Mesh2D":
+        """The mesh of the given current faces alone, between two layers: their cycles and vertices (renumbered)
+        with the vertices' values, every line and the regions of the earlier layers. The edges the faces share with
+        the others become boundary edges, so refining the new mesh gives the regions of this one inside the faces.
+        """
+        self._compact()
+        part = copy.copy(self)  # the integer maps too: they forget what they know of regions given other pieces
+        lens = self.flen[faces]
+        idx = ragged(self.fstart[faces], lens)
+        used, cycles = np.unique(self.pv[idx], return_inverse=True)
+        part.nv, part.nf, part.ptop = used.size, faces.size, idx.size
+        part.pv, part.pl = cycles.astype(np.int64), self.pl[idx]
+        part.flen, part.fstart = lens, lens.cumsum() - lens
+        part.vline, part.xy, part.Z, part.E = self.vline[used], self.xy[used], self.Z[used], self.E[used]
+        part.points_cache = {}
+        last = self.pieces[-1]
+        part.pieces = [*self.pieces[:-1], None if last is None else last[faces]]
+        part.ancestors = [*self.ancestors[:-1], self.ancestors[-1][faces]]
+        # Each part adds its lines after the ones it was given: its own copies of the lines' arrays.
+        part.lines, part.lrow, part.lerr = self.lines.copy(), self.lrow.copy(), self.lerr.copy()
+        part.line_rows = dict(self.line_rows)
+        return part
+
+    def _runs(self, patterns: np.ndarray) -> "Runs":
+        """The faces' sides: a run (a maximal run of a cycle's edges on one line) per side, in blocks by face, each
+        face's domain rows first and then the others in cycle order."""
         nf = self.nf
         lens, offs = self.flen[:nf], self.fstart[:nf]
-        verts, lines = self.pv[:self.ptop], self.pl[:self.ptop]
+        lines = self.pl[:self.ptop]
         prev = np.arange(-1, self.ptop - 1, dtype=np.int64)
         prev[offs] = offs + lens - 1
         owner = np.repeat(np.arange(nf, dtype=np.int64), lens)
         run_start = lines != lines[prev]
-        run_idx = np.flatnonzero(run_start)
-        run_lines = lines[run_idx]
-        run_faces = owner[run_idx]
+        starts = np.flatnonzero(run_start)
+        faces = owner[starts]
+        # The next run of the same face, cyclically: the next in the pool but for a face's last run.
+        following = np.arange(1, starts.size + 1, dtype=np.int64)
+        last = np.flatnonzero(np.append(faces[1:] != faces[:-1], True))
+        following[last] = np.concatenate([[0], last[:-1] + 1])
+        ends = starts[following]
+        order = np.lexsort((self.lines[lines[starts], 0] >= 0, faces))  # stable: cycle order within each block
+        starts, ends, faces = starts[order], ends[order], faces[order]
+        run_lines = lines[starts]
         self._ensure_lines(distinct(run_lines))
-        above = self._line_sides(run_lines, run_faces, patterns)
+        above = self._line_sides(run_lines, faces, patterns)
         codes, code_of_run = np.unique(run_lines * 2 + above, return_inverse=True)
-        row_objects = [self._oriented_row(int(c) >> 1, bool(c & 1)) for c in codes.tolist()]
-        all_A = [row_objects[i][0] for i in code_of_run.tolist()]
-        all_b = [row_objects[i][1] for i in code_of_run.tolist()]
-        points = self._interior_points(nf, offs, lens, verts, run_faces, run_start, codes, code_of_run)
-        ends = np.cumsum(np.bincount(run_faces, minlength=nf)).tolist()
+        return Runs(starts, ends, run_lines, faces, codes, code_of_run, run_start)
+
+    def _face_geometry(self, patterns: np.ndarray) -> list[tuple[Matrix, Vector, Vector]]:
+        """Every face's exact inequalities (one row per maximal run of edges on one line, the domain's first) and
+        interior point."""
+        runs = self._runs(patterns)
+        row_objects = [self._oriented_row(int(c) >> 1, bool(c & 1)) for c in runs.codes.tolist()]
+        all_A = [row_objects[i][0] for i in runs.code_of_run.tolist()]
+        all_b = [row_objects[i][1] for i in runs.code_of_run.tolist()]
+        points = self.interior_points(runs)
+        ends = np.cumsum(np.bincount(runs.faces, minlength=self.nf)).tolist()
         return [(tuple(all_A[start:end]), tuple(all_b[start:end]), point)
                 for start, end, point in zip([0] + ends[:-1], ends, points)]
 
@@ -270,7 +322,7 @@ class Mesh2D(Mesh):
                     ok[f] = False
         return ok
 
-    def _interior_points(self, nf, offs, lens, verts, run_faces, run_start, codes, code_of_run):
+    def interior_points(self, runs: "Runs", rows: list[tuple[int, ...]] | None = None) -> list:
         """An exact point strictly inside every face.
 
         The candidate is the mean of the face's approximate vertex coordinates rounded to a grid of powers of
@@ -281,7 +333,11 @@ class Mesh2D(Mesh):
         whose candidates fail gets the exact mean of three corners (vertices where the edge line changes),
         which are never collinear on a convex polygon, so that their mean is interior.
         """
-        rows = [self._integer_row(int(c) >> 1, bool(c & 1)) for c in codes.tolist()]
+        nf = self.nf
+        lens, offs, verts = self.flen[:nf], self.fstart[:nf], self.pv[:self.ptop]
+        run_faces, run_start, codes, code_of_run = runs.faces, runs.run_start, runs.codes, runs.code_of_run
+        if rows is None:
+            rows = [self._integer_row(int(c) >> 1, bool(c & 1)) for c in codes.tolist()]
         floats = np.array([[_to_double(v) for v in row] for row in rows], dtype=np.float64).reshape(-1, 3)
         r = floats[code_of_run]
         run_offsets = np.cumsum(np.bincount(run_faces, minlength=nf)) - np.bincount(run_faces, minlength=nf)
