@@ -1,10 +1,12 @@
 """One enumeration streamed to disk, so that runs of millions of regions fit in memory.
 
-:func:`stream_regions` runs the LP engine (layerwise refinement) one share of the first layer's cells at a time
-and writes each finished share to an SQLite database in one transaction: an interrupted run keeps every share
-it committed, and the same call on the same file resumes after them. Memory holds the first layer's cells, the
-shares being refined, and at the end the counts' arrays (the patterns as bytes, the adjacent pairs as integers);
-no region is kept as a Python object.
+:func:`stream_regions` refines the domain one share of the first layer's cells at a time and writes each
+finished share to an SQLite database in one transaction: an interrupted run keeps every share it committed, and
+the same call on the same file resumes after them. A bounded 2-D domain of a dense network is refined by the 2-D
+mesh engine (``polyregions.regions._mesh.shares``: the first layer's mesh is kept, and each share is cut out
+of it as a mesh of its own), any other by the LP engine (layerwise refinement, in processes or on a cluster).
+Memory holds the first layer's cells, the shares being refined, and at the end the counts' arrays (the patterns
+as bytes, the adjacent pairs as integers); no region is kept as a Python object.
 
 The store: format ``polyregions.store/1``
 -----------------------------------------
@@ -32,7 +34,8 @@ An SQLite 3 database with five tables. Numbers in text columns are exact strings
 ``open_facets (region INTEGER, row INTEGER, point TEXT, PRIMARY KEY (region, row))``
     The facets (row ``row`` of region ``region``) whose neighbours were not proved within their share, each
     with an exact point of its relative interior; the end of the run decides them and writes their pairs and
-    the summary in one transaction.
+    the summary in one transaction. The mesh engine proves a facet's neighbour in a later share as that share
+    is committed (the same exact segment on both sides) and deletes the facet in the same transaction.
 
 A run holds SQLite's exclusive lock on the file until it ends: a second run on the same store is refused, and
 readers open it once the run is over.
@@ -42,7 +45,9 @@ The exports of a finished store
 :func:`write_store_json` and :func:`write_store_graphml` write the ``polyregions.regions/1`` JSON export and the
 GraphML graph of the complex from the store (regions read in pattern order and written one at a time), the same
 documents as :func:`~polyregions.regions.export.write_complex_json` and
-:func:`~polyregions.regions.export.write_graphml` write for ``enumerate_regions(..., engine="lp")``.
+:func:`~polyregions.regions.export.write_graphml` write for ``enumerate_regions(..., engine=...)`` with the
+engine that wrote the store (the engines write a region's inequalities in their own ways; a store resumed by the
+other engine holds each share's as its engine wrote them).
 """
 
 from __future__ import annotations
@@ -99,7 +104,8 @@ def stream_regions(network: "Network", domain: "Domain", path: str | os.PathLike
     progress : bool, keyword-only
         A progress bar on a terminal: the first layer's cells done, with the shares and regions so far.
     share_cells : int or None, keyword-only
-        First-layer cells per share; by default each share aims at about 2,048 regions at the rate seen so far.
+        First-layer cells per share; by default each share aims at about 2,048 regions (the mesh engine's at
+        :data:`MESH_SHARE_REGIONS`) at the rate seen so far.
     on_share : callable or None, keyword-only
         Called as ``on_share(shares, regions)`` after each share is committed, with the numbers so far.
     scheduler : str, dask.distributed.Client or None, keyword-only
