@@ -8,6 +8,12 @@ peak per 1,000 regions, and the store's size on disk. The counts of the two runs
 only a share of the regions in memory at a time, so its peak should stay nearly flat as the networks grow,
 while the in-memory peak grows with the regions.
 
+``python -m benchmarks.bench_stream --mesh 64^3,128^3,32^16 [--export-below 20000]`` does the same for the 2-D
+mesh engine on He-normal networks ``[2] + [w] * depth`` in ``[-1, 1]^2``, in CPU seconds: in memory the command
+counts without building a region's inequalities, which the store holds for every region, so the in-memory run
+with ``--export`` (every region's geometry, in memory at once) is timed too on the networks of fewer regions
+than ``--export-below``.
+
 ``cases()`` (for ``python -m benchmarks``) streams the smallest network once, in a subprocess.
 """
 
@@ -24,19 +30,44 @@ from benchmarks._processes import run_json
 WIDTHS = (12, 16, 20)
 
 
-def _command(network: Path, workers: int, store: Path | None) -> list[str]:
+def _command(network: Path, workers: int, store: Path | None, engine: str = "lp") -> list[str]:
     command = [sys.executable, "-m", "polyregions", "regions", str(network), "--box=-1,1", "--json", "--quiet",
-               "--engine", "lp", "--workers", str(workers)]
+               "--engine", engine, "--workers", str(workers)]
     return command + (["--stream", str(store)] if store is not None else [])
 
 
-def _write(folder: Path, dim: int, width: int, seed: int) -> Path:
+def _write(folder: Path, dim: int, width: int, seed: int, depth: int = 2) -> Path:
     from polyregions.networks.initializers import he_normal
     from polyregions.networks.io import save_network
 
-    path = folder / f"he_normal_{dim}_{width}x2_seed{seed}.json"
-    save_network(he_normal([dim, width, width], seed=seed), path)
+    path = folder / f"he_normal_{dim}_{width}x{depth}_seed{seed}.json"
+    save_network(he_normal([dim] + [width] * depth, seed=seed), path)
     return path
+
+
+def _mesh_table(folder: Path, shapes: str, seed: int, export_below: int) -> None:
+    """The 2-D mesh engine's rows: counts in memory, the same with every region's geometry exported, streamed."""
+    print(f"{'network':<14} {'regions':>8} | {'memory s':>9} {'peak MB':>8} | {'export s':>9} {'peak MB':>8} | "
+          f"{'stream s':>9} {'peak MB':>8} {'store MB':>9} | {'/memory':>7} {'/export':>7}  counts")
+    for shape in shapes.split(","):
+        width, depth = (int(part) for part in shape.split("^"))
+        network = _write(folder, 2, width, seed, depth)
+        in_memory = run_json(_command(network, 1, None, "mesh"))
+        regions = in_memory.output["activation_regions"]
+        exported = None
+        if regions < export_below:
+            exported = run_json(_command(network, 1, None, "mesh") + ["--export", str(folder / "export.json")])
+            (folder / "export.json").unlink()
+        store = folder / f"store_{shape}.sqlite"
+        streamed = run_json(_command(network, 1, store, "mesh"))
+        size = store.stat().st_size / 2 ** 20
+        store.unlink()
+        agree = "agree" if streamed.output == in_memory.output else "DIFFER"
+        export = (f"{exported.cpu:>9.2f} {exported.peak_mb:>8.0f}" if exported else f"{'-':>9} {'-':>8}")
+        ratio = f"{streamed.cpu / exported.cpu:>7.2f}" if exported else f"{'-':>7}"
+        print(f"{f'[2]+[{width}]*{depth}':<14} {regions:>8} | {in_memory.cpu:>9.2f} {in_memory.peak_mb:>8.0f} | "
+              f"{export} | {streamed.cpu:>9.2f} {streamed.peak_mb:>8.0f} {size:>9.1f} | "
+              f"{streamed.cpu / in_memory.cpu:>7.2f} {ratio}  {agree}", flush=True)
 
 
 def cases() -> list[tuple[str, Callable[[], object]]]:
@@ -56,8 +87,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dim", type=int, default=4, help="the input dimension (the box is [-1, 1]^dim)")
     parser.add_argument("--workers", type=int, default=1, help="processes of each run")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--mesh", metavar="SHAPES",
+                        help="the 2-D mesh engine's table instead, on [2] + [w] * depth for each w^depth given")
+    parser.add_argument("--export-below", type=int, default=20_000, metavar="REGIONS",
+                        help="with --mesh, export in memory only the networks of fewer regions")
     args = parser.parse_args(argv)
     folder = Path(tempfile.mkdtemp(prefix="bench_stream_"))
+    if args.mesh:
+        _mesh_table(folder, args.mesh, args.seed, args.export_below)
+        return 0
     print(f"{'network':<14} {'regions':>8} | {'memory s':>9} {'peak MB':>8} {'MB/1k':>6} | "
           f"{'stream s':>9} {'peak MB':>8} {'MB/1k':>6} {'store MB':>9} {'KB/region':>9}  counts")
     for width in (int(w) for w in args.widths.split(",")):

@@ -218,3 +218,46 @@ def test_a_weakened_vertex_bound_fails():
         x = (b1 * c2 - c1 * b2) / w
         failures += abs(x - _exact(t[0, 0])) > _exact(dt[0, 0]) / 4
     assert failures > 0
+
+
+def _sparse_network():
+    """Two sparse layers after a dense one (as a graph network's rewriting keeps its wide layers): each unit
+    reads one to three units of the layer before, so a level's maps need only the units read above."""
+    from polyregions.regions._mesh.sparse_layers import LayeredNetwork, SparseLayer
+
+    rng = np.random.default_rng(11)
+
+    def sparse(fan_in, width):
+        rows = [sorted((int(c), Fraction(int(rng.integers(-2, 3)) or 1))
+                       for c in rng.choice(fan_in, int(rng.integers(1, 4)), replace=False)) for _ in range(width)]
+        return SparseLayer(rows, fan_in, [Fraction(int(v)) for v in rng.integers(-1, 2, width)], act.relu())
+
+    first = Network.from_layers(2, [(rng.integers(-2, 3, (12, 2)).tolist(), rng.integers(-1, 2, 12).tolist(),
+                                     act.relu())]).layers[0]
+    last = Network.from_layers(8, [(rng.integers(-2, 3, (3, 8)).tolist(), [0, 1, -1], act.relu())]).layers[0]
+    return LayeredNetwork(2, (first, sparse(12, 10), sparse(10, 8), last))
+
+
+@pytest.mark.parametrize("make", [lambda: he_normal([2] + [4] * 7, seed=3),
+                                  lambda: _integer_net(5, [2] + [3] * 6, -2, 2), _sparse_network],
+                         ids=["deep He", "integer", "sparse layers"])
+def test_rows_asked_for_all_levels_at_once_equal_the_rows_asked_level_by_level(make):
+    from polyregions._support.progress import _Silent
+    from polyregions.regions._mesh.mesh_2d import Mesh2D
+
+    square = (((1, 0), (-1, 0), (0, 1), (0, -1)), (2, 2, 2, 2))
+    mesh = Mesh2D(make(), *(tuple(tuple(Fraction(v) for v in row) if isinstance(row, tuple) else Fraction(row)
+                                  for row in part) for part in square))
+    mesh.start()
+    for q in range(len(mesh.layers)):
+        mesh.refine_layer(q, _Silent())
+    lines = mesh.lines[:mesh.nlines]
+    layer, unit, bp, region = lines[lines[:, 0] >= 0].T
+    assert layer.max() >= 2  # rows of several levels, their maps from many levels below
+    together = mesh.exact.rows_of_levels(layer, region, unit, bp, mesh.pieces, mesh.ancestors, chunk=5)
+    apart: list = [None] * layer.size
+    for q in np.unique(layer).tolist():
+        at = np.flatnonzero(layer == q)
+        for i, row in zip(at.tolist(), mesh.exact.rows(q, region[at], unit[at], bp[at], mesh.pieces, mesh.ancestors)):
+            apart[i] = row
+    assert together == apart

@@ -205,70 +205,145 @@ class ExactMaps:
         level ``q``, i.e. after layers ``0..q-1``), divided by their gcd when ``primitive``."""
         regions = np.asarray(regions, dtype=np.int64)
         units = np.asarray(units, dtype=np.int64)
-        bps = np.asarray(bps, dtype=np.int64)
         E = regions.size
         if E == 0:
             return []
         P, k = len(self.primes), self.k
         out = np.empty((P, E, k + 1))
         if q == 0:
-            root = self._root()[:, :, 0, :]
-            out[:] = root[:, units, :]
+            out[:] = self._root()[:, units, 0, :]
         else:
             # Events sorted by their chain of ancestors, so that a chunk of events needs few maps per level.
             chain = [regions]
             for s in range(q - 1, 0, -1):
                 chain.append(ancestors[s][chain[-1]])
             order = np.lexsort(chain)
-            with_intercepts = not self.mask_only[q - 1] and any(self.icpt_int[q - 1])
             for start in range(0, E, chunk):
                 sel = order[start:start + chunk]
-                # Row of unit j on region r: sum_n W[j, n] (slope_n Z[n, :] + intercept_n e_k) with Z the map
-                # of r's parent; the slopes are folded into the weight row, so only the parent's map is gathered.
                 parents = ancestors[q - 1][regions[sel]] if q > 1 else np.zeros(sel.size, dtype=np.int64)
                 ids, position = np.unique(parents, return_inverse=True)
-                if self.csr[q] is not None:
-                    rows = self._sparse_rows(q, units[sel], regions[sel], ids, position, pieces, ancestors,
-                                             with_intercepts)
-                    out[:, sel, :] = rows
-                    continue
-                Zt = self._maps(q - 1, ids, pieces, ancestors).transpose(0, 2, 1, 3)  # (primes, m, n, k+1)
-                pieces_sel = self._pieces(pieces, q - 1, regions[sel])  # (events, n)
-                W = self.W_mod[q][:, units[sel], :]  # (primes, events, n)
-                if self.mask_only[q - 1]:
-                    M = W * (pieces_sel == 1)
-                else:
-                    M = self._reduce(W * self.slope_mod[q - 1][:, pieces_sel])
-                if ids.size == 1:
-                    rows = np.matmul(M, Zt[:, 0])
-                else:
-                    rows = np.matmul(M[:, :, None, :], Zt[:, position])[:, :, 0, :]
-                rows = self._reduce(rows)
-                if with_intercepts:
-                    rows[:, :, k] += self._reduce(self._reduce(W * self.icpt_mod[q - 1][:, pieces_sel]).sum(axis=2))
-                out[:, sel, :] = rows
-            out[:, :, k] += self.b_mod[q][:, units]
-        xi = self.xi_mod[q]
-        assert xi is not None  # rows are asked for on layers with breakpoints only
-        out[:, :, k] -= xi[:, bps]
-        return self._recover(out, primitive)
+                columns = self._row_columns(q, units[sel]) if self.csr[q] is not None else None
+                Z = self._maps(q - 1, ids, pieces, ancestors, columns)
+                out[:, sel, :] = self._rows_on(q, Z, columns, position, regions[sel], units[sel], pieces)
+        return self._recover(self._shifted(out, np.full(E, q), units, bps), primitive)
 
-    def _sparse_rows(self, q: int, units: np.ndarray, regions: np.ndarray, ids: np.ndarray, position: np.ndarray,
-                     pieces: list, ancestors: list, with_intercepts: bool) -> np.ndarray:
-        """The rows (primes, events, k+1), bias left out, of the units ``units`` of a sparse layer ``q`` on the
-        level-``q`` regions ``regions`` (their parents ``ids[position]``): each event's non-zero weights times
-        the slopes of its region's pieces times the parent's maps of the columns read, summed per event."""
+    def rows_of_levels(self, levels: np.ndarray, regions: np.ndarray, units: np.ndarray, bps: np.ndarray,
+                       pieces: list, ancestors: list, *, chunk: int = 2048) -> list[tuple[int, ...]]:
+        """The primitive rows of :meth:`rows` for regions of several levels at once (``levels``, one per region).
+
+        A chunk of regions that share ancestors takes every level once, from the root up: each level's maps
+        (of the units the levels above read) come from the level below and serve the rows of the chunk's regions
+        of the next level. Asked level by level, each level would start again from the root: a network of
+        ``L`` layers would cost about ``L / 2`` times as many layer products."""
+        levels = np.asarray(levels, dtype=np.int64)
+        regions = np.asarray(regions, dtype=np.int64)
+        units = np.asarray(units, dtype=np.int64)
+        E = regions.size
+        if E == 0:
+            return []
+        P, k = len(self.primes), self.k
+        top = int(levels.max())
+        # chain[s]: each region's ancestor of level s (0 at the root), -1 where the region is not deeper than s.
+        chain = [np.where(levels > 0, 0, -1)] + [np.full(E, -1, dtype=np.int64) for _ in range(1, top)]
+        current = regions.copy()
+        for s in range(top - 1, 0, -1):
+            deeper = levels > s
+            current[deeper] = ancestors[s][current[deeper]]
+            chain[s][deeper] = current[deeper]
+        order = np.lexsort([regions, levels] + chain[:0:-1])
+        out = np.empty((P, E, k + 1))
+        for start in range(0, E, chunk):
+            self._chunk_rows(order[start:start + chunk], levels, regions, units, chain, pieces, ancestors, out)
+        return self._recover(self._shifted(out, levels, units, bps), True)
+
+    def _chunk_rows(self, sel: np.ndarray, levels: np.ndarray, regions: np.ndarray, units: np.ndarray,
+                    chain: list[np.ndarray], pieces: list, ancestors: list, out: np.ndarray) -> None:
+        """The rows (bias left out) of the regions ``sel``, written into ``out``, level by level from the root."""
+        lv = levels[sel]
+        top = int(lv.max())
+        root = self._root()
+        if top == 0:
+            out[:, sel, :] = root[:, units[sel], 0, :]
+            return
+        # The units whose maps each level needs, from the top down: those that the next level's asked units
+        # read, and those that its own maps read when a level above needs them (all of them for a dense layer).
+        need: list[np.ndarray | None] = [None] * top
+        for s in range(top - 1, -1, -1):
+            parts = [units[sel[lv == s + 1]]]
+            if (lv > s + 1).any():
+                parts.append(need[s + 1])  # None: every unit
+            asked = None if any(part is None for part in parts) else distinct(np.concatenate(parts))
+            need[s] = self._row_columns(s + 1, asked)
+        Z = root if need[0] is None else root[:, need[0]]
+        ids = np.zeros(1, dtype=np.int64)
+        for s in range(top):
+            at = sel[lv == s + 1]
+            if at.size:
+                position = np.searchsorted(ids, chain[s][at])
+                out[:, at, :] = self._rows_on(s + 1, Z, need[s], position, regions[at], units[at], pieces)
+            deeper = sel[lv > s + 1]
+            if not deeper.size:
+                break
+            up = distinct(chain[s + 1][deeper])
+            position = np.searchsorted(ids, ancestors[s][up] if s > 0 else np.zeros(up.size, dtype=np.int64))
+            H = self._activate(s, Z[:, :, position, :], self._pieces(pieces, s, up, need[s]))
+            Z, ids = self._affine(s + 1, H, need[s + 1], need[s]), up
+        at = sel[lv == 0]
+        out[:, at, :] = root[:, units[at], 0, :]
+
+    def _shifted(self, out: np.ndarray, levels: np.ndarray, units: np.ndarray, bps: np.ndarray) -> np.ndarray:
+        """Rows without their bias (but the root's, whose map holds it) given the bias and less the breakpoint."""
+        bps = np.asarray(bps, dtype=np.int64)
+        k = self.k
+        for q in distinct(levels).tolist():
+            at = levels == q
+            if q > 0:
+                out[:, at, k] += self.b_mod[q][:, units[at]]
+            xi = self.xi_mod[q]
+            assert xi is not None  # rows are asked for on layers with breakpoints only
+            out[:, at, k] -= xi[:, bps[at]]
+        return out
+
+    def _rows_on(self, q: int, Z: np.ndarray, columns: np.ndarray | None, position: np.ndarray,
+                 regions: np.ndarray, units: np.ndarray, pieces: list) -> np.ndarray:
+        """The rows (primes, events, k+1), bias left out, of the units ``units`` of layer ``q`` on the
+        level-``q`` regions ``regions``, from ``Z``: layer ``q - 1``'s maps of the units ``columns`` (all when
+        None) on their parents, each region's at ``position``."""
+        k = self.k
+        with_intercepts = not self.mask_only[q - 1] and any(self.icpt_int[q - 1])
+        if self.csr[q] is not None:
+            return self._sparse_rows(q, Z, columns, position, regions, units, pieces, with_intercepts)
+        # Row of unit j on region r: sum_n W[j, n] (slope_n Z[n, :] + intercept_n e_k) with Z the map of r's
+        # parent; the slopes are folded into the weight row, so only the parent's map is gathered.
+        Zt = Z.transpose(0, 2, 1, 3)  # (primes, m, n, k+1)
+        pieces_sel = self._pieces(pieces, q - 1, regions)  # (events, n)
+        W = self.W_mod[q][:, units, :]  # (primes, events, n)
+        if self.mask_only[q - 1]:
+            M = W * (pieces_sel == 1)
+        else:
+            M = self._reduce(W * self.slope_mod[q - 1][:, pieces_sel])
+        if Zt.shape[1] == 1:
+            rows = np.matmul(M, Zt[:, 0])
+        else:
+            rows = np.matmul(M[:, :, None, :], Zt[:, position])[:, :, 0, :]
+        rows = self._reduce(rows)
+        if with_intercepts:
+            rows[:, :, k] += self._reduce(self._reduce(W * self.icpt_mod[q - 1][:, pieces_sel]).sum(axis=2))
+        return rows
+
+    def _sparse_rows(self, q: int, Z: np.ndarray, columns: np.ndarray | None, position: np.ndarray,
+                     regions: np.ndarray, units: np.ndarray, pieces: list, with_intercepts: bool) -> np.ndarray:
+        """:meth:`_rows_on` for a sparse layer ``q``: each event's non-zero weights times the slopes of its
+        region's pieces times the parent's maps of the columns read, summed per event."""
         k = self.k
         indptr, indices = self.csr[q]  # type: ignore[misc]
         counts = indptr[units + 1] - indptr[units]
         at = ragged(indptr[units], counts)  # the events' non-zero weights, event by event
         event = np.repeat(np.arange(units.size), counts)
-        columns = distinct(indices[at]) if at.size else np.zeros(0, dtype=np.int64)
         rows = np.zeros((len(self.primes), units.size, k + 1))
         if not at.size:
             return rows
-        local = np.searchsorted(columns, indices[at])
-        Z = self._maps(q - 1, ids, pieces, ancestors, columns)  # (primes, columns, m, k+1)
+        local = indices[at] if columns is None else np.searchsorted(columns, indices[at])
         piece = (pieces[q - 1][regions[event], indices[at]] if pieces[q - 1] is not None
                  else np.zeros(at.size, dtype=np.int64))  # (non-zeros,): the piece of the column each reads
         W = self.W_mod[q][:, at]  # (primes, non-zeros)

@@ -36,7 +36,6 @@ from polyregions.regions._mesh.support import (
     ABOVE,
     BELOW,
     ComputedOnce,
-    distinct,
     grow,
     padded,
     unproven_rows,
@@ -194,10 +193,8 @@ class Mesh(VertexSides, RegionMaps, ABC):
         assert self.exact is not None  # lines other than the domain's rows come from the layers
         missing = np.array(unknown, dtype=np.int64)
         layer, unit, bp, region = self.lines[missing].T
-        for q in distinct(layer):
-            sel = layer == q
-            rows = self.exact.rows(int(q), region[sel], unit[sel], bp[sel], self.pieces, self.ancestors)
-            self.line_rows.update(zip(missing[sel].tolist(), rows))
+        rows = self.exact.rows_of_levels(layer, region, unit, bp, self.pieces, self.ancestors)
+        self.line_rows.update(zip(missing.tolist(), rows))
 
     # the layer loop ------------------------------------------------------------------------------------
 
