@@ -303,9 +303,12 @@ def _mesh_shares(shares: "MeshShares", plan, itemsize: int, store: Store, commit
     joined to it: the pair written and the earlier facet closed with the share."""
     from dataclasses import replace
 
+    from polyregions._support.runtime import collector_paused, one_blas_thread
+
     waiting: dict[Segment, tuple[int, int, bytes]] = {}  # an open facet's segment: its region id, row, pattern
     for start, cells in plan:
-        records, segments = shares.share(start, cells, itemsize)
+        with collector_paused(), one_blas_thread():  # as the mesh runs in memory
+            records, segments = shares.share(start, cells, itemsize)
         base, kept, joined, opened = store.next_id, [], [], []
         for (i, row, point), segment in zip(records.facets, segments):
             partner = None if segment is None else waiting.pop(segment, None)

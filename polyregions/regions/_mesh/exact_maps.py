@@ -286,7 +286,8 @@ class ExactMaps:
                 break
             up = distinct(chain[s + 1][deeper])
             position = np.searchsorted(ids, ancestors[s][up] if s > 0 else np.zeros(up.size, dtype=np.int64))
-            H = self._activate(s, Z[:, :, position, :], self._pieces(pieces, s, up, need[s]))
+            # np.take, not Z[:, :, position]: a C-ordered copy, which the products below read without another
+            H = self._activate(s, np.take(Z, position, axis=2), self._pieces(pieces, s, up, need[s]))
             Z, ids = self._affine(s + 1, H, need[s + 1], need[s]), up
         at = sel[lv == 0]
         out[:, at, :] = root[:, units[at], 0, :]
@@ -325,7 +326,7 @@ class ExactMaps:
         if Zt.shape[1] == 1:
             rows = np.matmul(M, Zt[:, 0])
         else:
-            rows = np.matmul(M[:, :, None, :], Zt[:, position])[:, :, 0, :]
+            rows = np.matmul(M[:, :, None, :], np.take(Zt, position, axis=1))[:, :, 0, :]
         rows = self._reduce(rows)
         if with_intercepts:
             rows[:, :, k] += self._reduce(self._reduce(W * self.icpt_mod[q - 1][:, pieces_sel]).sum(axis=2))
@@ -381,7 +382,7 @@ class ExactMaps:
             root = self._root()
             Z = root if units is None else root[:, units]
         for s, ids, position, columns, units in reversed(levels):
-            H = self._activate(s - 1, Z[:, :, position, :], self._pieces(pieces, s - 1, ids, columns))
+            H = self._activate(s - 1, np.take(Z, position, axis=2), self._pieces(pieces, s - 1, ids, columns))
             Z = self._affine(s, H, units, columns)
         self._remember(top, Z)
         return Z

@@ -71,7 +71,10 @@ class MeshShares:
         pairs = np.unique(np.sort(pairs, axis=1), axis=0) if len(pairs) else pairs.reshape(0, 2)
         ordered = patterns[order]
         runs = part._runs(patterns)
-        integer = [primitive(part._integer_row(int(c) >> 1, bool(c & 1))) for c in runs.codes.tolist()]
+        # The layers' rows are primitive as the exact maps give them; the domain's are made so.
+        on_domain = (part.lines[runs.codes >> 1, 0] < 0).tolist()
+        integer = [primitive(row) if domain else row for domain, row in
+                   zip(on_domain, (part._integer_row(c >> 1, bool(c & 1)) for c in runs.codes.tolist()))]
         rows, domain_rows, facets = _rows_and_facets(part, runs, integer)
         points = part.interior_points(runs, integer)
         blobs = np.ascontiguousarray(ordered.astype(f">u{itemsize}"))
