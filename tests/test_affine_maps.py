@@ -102,3 +102,31 @@ def test_maps_computed_in_blocks_of_regions_are_the_same(monkeypatch):
     monkeypatch.setattr(_affine_maps, "_ENTRIES", 1)  # one region per block
     blocks = float_output_maps(net, patterns)
     assert all(np.array_equal(a, b) for a, b in zip(whole, blocks))
+
+
+@st.composite
+def networks_and_patterns(draw):
+    """Networks of rational weights (any activation, linear layers among them, several outputs) and patterns
+    (any pieces, whether or not a region has them: the maps are defined by the pattern alone)."""
+    n0 = draw(st.integers(1, 3))
+    layers, fan_in = [], n0
+    kinds = st.one_of(activation, st.just(linear()))
+    for width in draw(st.lists(st.integers(1, 5), min_size=1, max_size=4)):
+        weight = draw(st.lists(st.lists(entry, min_size=fan_in, max_size=fan_in), min_size=width, max_size=width))
+        layers.append((weight, draw(st.lists(entry, min_size=width, max_size=width)), draw(kinds)))
+        fan_in = width
+    net = Network.from_layers(n0, layers)
+    pieces = [layer.activation.num_pieces for layer in net.layers if not layer.activation.is_linear
+              for _ in range(layer.width)]
+    patterns = draw(st.lists(st.tuples(*(st.integers(0, p - 1) for p in pieces)), min_size=1, max_size=6))
+    return net, patterns
+
+
+@given(networks_and_patterns())
+def test_the_exports_output_maps_are_the_networks_affine_maps(case):
+    from polyregions.regions.export import output_map_texts
+
+    net, patterns = case
+    expected = [{"M": [[str(v) for v in row] for row in M], "c": [str(v) for v in c]}
+                for M, c in map(net.affine_map, patterns)]
+    assert output_map_texts(net)(patterns) == expected

@@ -14,6 +14,7 @@ such as ``/dev/null`` or a FIFO receives the document directly, as it is made.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import stat
@@ -199,14 +200,15 @@ def _pieces(stream: BinaryIO, texts: Iterable[str], separator: str = ", ") -> No
 def _region_texts(store: Store, net: "Network", itemsize: int) -> Iterator[str]:
     """Each region's entry of the export, in pattern order, with the output map of its pattern."""
     from polyregions.regions._streamed import decoded
-    from polyregions.regions.export import _numbers
+    from polyregions.regions.export import _BLOCK, output_map_texts
 
-    for blob, A, b, point in store.regions_by_pattern():
-        pattern = decoded(blob, itemsize)
-        M, c = net.affine_map(pattern)
-        yield json.dumps({"pattern": list(pattern), "A": json.loads(A), "b": json.loads(b),
-                          "interior_point": json.loads(point),
-                          "output_map": {"M": _numbers(M), "c": _numbers(c)}})
+    texts_of = output_map_texts(net)
+    rows = store.regions_by_pattern()
+    while block := list(itertools.islice(rows, _BLOCK)):
+        patterns = [decoded(blob, itemsize) for blob, *_ in block]
+        for (_, A, b, point), pattern, output_map in zip(block, patterns, texts_of(patterns)):
+            yield json.dumps({"pattern": list(pattern), "A": json.loads(A), "b": json.loads(b),
+                              "interior_point": json.loads(point), "output_map": output_map})
 
 
 def _switching(combinatorics: _Combinatorics, start: int, stop: int, separator: str) -> list[str]:
@@ -237,9 +239,9 @@ def write_store_json(store_path: str | os.PathLike, path: str | os.PathLike) -> 
     its regions in memory.
 
     The document is the one :func:`~polyregions.regions.export.write_complex_json` writes for the complex of the
-    same enumeration (``enumerate_regions(network, domain, engine="lp")``): the same regions in the same order
-    (by pattern), with the same inequalities, interior points and output maps, the same adjacency and linear
-    regions.
+    same enumeration (``enumerate_regions(network, domain, engine=...)`` with the engine that wrote the store):
+    the same regions in the same order (by pattern), with the same inequalities, interior points and output
+    maps, the same adjacency and linear regions.
 
     Parameters
     ----------

@@ -8,9 +8,10 @@ interior point and its output map. Every number is an exact string such as ``"-7
 from __future__ import annotations
 
 import json
+import math
 import os
 from fractions import Fraction
-from typing import Any
+from typing import Any, Callable, Iterator, Sequence
 
 from polyregions._support.atomic import atomic_write_bytes, atomic_write_text
 from polyregions.regions._arguments import expect_complex, expect_path
@@ -21,8 +22,55 @@ __all__ = ["complex_to_json", "write_complex_json", "write_graphml", "FORMAT"]
 FORMAT = "polyregions.regions/1"
 
 
+#: Regions whose output maps are computed together.
+_BLOCK = 512
+
+
 def _numbers(values) -> list:
-    return [_numbers(v) if isinstance(v, (tuple, list)) else str(Fraction(v)) for v in values]
+    return [_numbers(v) if isinstance(v, (tuple, list)) else str(v) if type(v) in (int, Fraction)
+            else str(Fraction(v)) for v in values]
+
+
+def _quotient(numerator: int, scale: int) -> str:
+    """``str(Fraction(numerator, scale))`` for a positive ``scale``, without building the Fraction."""
+    g = math.gcd(numerator, scale)
+    return str(numerator // g) if g == scale else f"{numerator // g}/{scale // g}"
+
+
+def output_map_texts(network: Any) -> Callable[[Sequence[Sequence[int]]], list[dict[str, list]]]:
+    """A function from activation patterns to the export's ``output_map`` entries (``M``, ``c``) of their regions,
+    as ``network.affine_map`` gives each: for a dense network by modular arithmetic, the patterns of a call
+    through each layer at once (rational matrix products region by region cost a hundred times more)."""
+    from polyregions.networks.network import Network
+
+    if not isinstance(network, Network):
+        def one_by_one(patterns):
+            return [{"M": _numbers(M), "c": _numbers(c)} for M, c in map(network.affine_map, patterns)]
+        return one_by_one
+    import numpy as np
+
+    from polyregions.regions._mesh.exact_maps import ExactMaps
+
+    maps = ExactMaps(network.layers, network.input_dim)
+
+    def together(patterns):
+        rows_of, scale = maps.output_maps(np.array(patterns, dtype=np.int64).reshape(len(patterns), -1))
+        return [{"M": [[_quotient(v, scale) for v in row[:-1]] for row in rows],
+                 "c": [_quotient(row[-1], scale) for row in rows]} for rows in rows_of]
+    return together
+
+
+def _region_entries(complex_: RegionComplex) -> Iterator[dict[str, Any]]:
+    regions = complex_.regions
+    shared = regions[0].network if regions else None
+    texts_of = output_map_texts(shared) if all(region.network is shared for region in regions) else None
+    for start in range(0, len(regions), _BLOCK):
+        block = regions[start:start + _BLOCK]
+        maps = (texts_of([r.pattern for r in block]) if texts_of else
+                [{"M": _numbers(r.output_map[0]), "c": _numbers(r.output_map[1])} for r in block])
+        for region, output_map in zip(block, maps):
+            yield {"pattern": list(region.pattern), "A": _numbers(region.A), "b": _numbers(region.b),
+                   "interior_point": _numbers(region.interior_point), "output_map": output_map}
 
 
 def complex_to_json(complex_: RegionComplex) -> dict[str, Any]:
@@ -41,13 +89,7 @@ def complex_to_json(complex_: RegionComplex) -> dict[str, Any]:
         "exact": complex_.exact,
         "engine": complex_.engine,
         "summary": complex_.summary(),
-        "regions": [{
-            "pattern": list(region.pattern),
-            "A": _numbers(region.A),
-            "b": _numbers(region.b),
-            "interior_point": _numbers(region.interior_point),
-            "output_map": {"M": _numbers(region.output_map[0]), "c": _numbers(region.output_map[1])},
-        } for region in complex_.regions],
+        "regions": list(_region_entries(complex_)),
         "adjacency": [[i, j, sorted(neurons)] for i, j, neurons in complex_.adjacency],
         "linear_regions": [sorted(component) for component in complex_.linear_regions],
     }

@@ -37,6 +37,7 @@ class ExactMaps:
         scales, bound_h = 1, 1  # S_{q-1} and a bound on |h| numerators
         self.bias_int, self.xi_int, self.slope_int, self.icpt_int, self.weight_int = [], [], [], [], []
         self.Z = []
+        self.S: list[int] = []  # S_q: layer q's outputs are h_q = (integer map) / S_q
         biggest = 1
         widest = k + 1
         self.csr: list[tuple[np.ndarray, np.ndarray] | None] = []  # a sparse layer's (indptr, indices)
@@ -73,7 +74,9 @@ class ExactMaps:
             bound_z = row_bound * bound_h + max(abs(v) for v in bias)
             biggest = max(biggest, bound_z + max((abs(v) for v in xi), default=0))
             bound_h = max(abs(v) for v in slopes) * bound_z + max(abs(v) for v in icpts)
+            biggest = max(biggest, bound_h)  # the outputs' maps (output_maps) are recovered too
             scales = Sq
+            self.S.append(Sq)
             widest = max(widest, layer.fan_in + 1)
             self.weight_int.append(W if sparse else dense)
             self.bias_int.append(bias)
@@ -404,6 +407,31 @@ class ExactMaps:
             width = self.layers[s].width if columns is None else columns.size
             return np.zeros((level.size, width), dtype=np.int64)
         return pieces[s][level] if columns is None else pieces[s][level[:, None], columns[None, :]]
+
+    def output_maps(self, patterns: np.ndarray) -> tuple[list[list[tuple[int, ...]]], int]:
+        """The exact maps of the layers' last outputs on the region of each activation pattern (a row per
+        region, a column per neuron of the layers with breakpoints, as
+        :meth:`~polyregions.networks.network.Network.affine_map` reads one), as integers over one scale: per
+        region a row ``(a_1, ..., a_k, c)`` per output, the output being ``(a . t + c) / scale``. All regions go
+        through each layer at once (memory: about ``8 (k + 1)`` bytes per region, unit and prime)."""
+        patterns = np.asarray(patterns, dtype=np.int64).reshape(len(patterns), -1)
+        P, k, R = len(self.primes), self.k, patterns.shape[0]
+        pieces: list[np.ndarray | None] = []
+        column = 0
+        for layer in self.layers:
+            if layer.activation.is_linear:
+                pieces.append(None)
+            else:
+                pieces.append(patterns[:, column:column + layer.width])
+                column += layer.width
+        everywhere = np.arange(R)
+        Z = self._root()
+        for q in range(len(self.layers)):
+            H = self._activate(q, Z, self._pieces(pieces, q, everywhere))
+            Z = self._affine(q + 1, H) if q + 1 < len(self.layers) else H
+        width = Z.shape[1]
+        rows = self._recover(np.ascontiguousarray(Z.transpose(0, 2, 1, 3)).reshape(P, R * width, k + 1), False)
+        return [rows[r * width:(r + 1) * width] for r in range(R)], self.S[-1]
 
     def _recover(self, residues: np.ndarray, primitive: bool = True) -> list[tuple[int, ...]]:
         """Integers from residues (primes, E, k+1) by Garner's algorithm (then divided by their gcd)."""
