@@ -10,9 +10,9 @@ while the in-memory peak grows with the regions.
 
 ``python -m benchmarks.bench_stream --mesh 64^3,128^3,32^16 [--export-below 20000]`` does the same for the 2-D
 mesh engine on He-normal networks ``[2] + [w] * depth`` in ``[-1, 1]^2``, in CPU seconds: in memory the command
-counts without building a region's inequalities, which the store holds for every region, so the in-memory run
-with ``--export`` (every region's geometry, in memory at once) is timed too on the networks of fewer regions
-than ``--export-below``.
+counts without building a region's inequalities, which the store holds for every region, so on the networks of
+fewer regions than ``--export-below`` the runs with ``--export`` (every region's geometry and output map) are
+timed too, in memory and streamed (the export then written from the store).
 
 ``cases()`` (for ``python -m benchmarks``) streams the smallest network once, in a subprocess.
 """
@@ -46,28 +46,34 @@ def _write(folder: Path, dim: int, width: int, seed: int, depth: int = 2) -> Pat
 
 
 def _mesh_table(folder: Path, shapes: str, seed: int, export_below: int) -> None:
-    """The 2-D mesh engine's rows: counts in memory, the same with every region's geometry exported, streamed."""
-    print(f"{'network':<14} {'regions':>8} | {'memory s':>9} {'peak MB':>8} | {'export s':>9} {'peak MB':>8} | "
-          f"{'stream s':>9} {'peak MB':>8} {'store MB':>9} | {'/memory':>7} {'/export':>7}  counts")
+    """The 2-D mesh engine's rows: counts in memory and streamed, and both with the export."""
+    print(f"{'network':<14} {'regions':>8} | {'memory s':>9} {'peak MB':>8} | {'stream s':>9} {'peak MB':>8} "
+          f"{'store MB':>9} {'/memory':>7} | {'+export s':>9} {'peak MB':>8} | {'stream s':>9} {'peak MB':>8} "
+          f"{'/memory':>7}  counts")
     for shape in shapes.split(","):
         width, depth = (int(part) for part in shape.split("^"))
         network = _write(folder, 2, width, seed, depth)
+        store, export = folder / f"store_{shape}.sqlite", folder / "export.json"
         in_memory = run_json(_command(network, 1, None, "mesh"))
-        regions = in_memory.output["activation_regions"]
-        exported = None
-        if regions < export_below:
-            exported = run_json(_command(network, 1, None, "mesh") + ["--export", str(folder / "export.json")])
-            (folder / "export.json").unlink()
-        store = folder / f"store_{shape}.sqlite"
         streamed = run_json(_command(network, 1, store, "mesh"))
         size = store.stat().st_size / 2 ** 20
         store.unlink()
-        agree = "agree" if streamed.output == in_memory.output else "DIFFER"
-        export = (f"{exported.cpu:>9.2f} {exported.peak_mb:>8.0f}" if exported else f"{'-':>9} {'-':>8}")
-        ratio = f"{streamed.cpu / exported.cpu:>7.2f}" if exported else f"{'-':>7}"
-        print(f"{f'[2]+[{width}]*{depth}':<14} {regions:>8} | {in_memory.cpu:>9.2f} {in_memory.peak_mb:>8.0f} | "
-              f"{export} | {streamed.cpu:>9.2f} {streamed.peak_mb:>8.0f} {size:>9.1f} | "
-              f"{streamed.cpu / in_memory.cpu:>7.2f} {ratio}  {agree}", flush=True)
+        regions = in_memory.output["activation_regions"]
+        runs = [in_memory, streamed]
+        line = (f"{f'[2]+[{width}]*{depth}':<14} {regions:>8} | {in_memory.cpu:>9.2f} {in_memory.peak_mb:>8.0f} | "
+                f"{streamed.cpu:>9.2f} {streamed.peak_mb:>8.0f} {size:>9.1f} {streamed.cpu / in_memory.cpu:>7.2f} | ")
+        if regions < export_below:
+            exported = run_json(_command(network, 1, None, "mesh") + ["--export", str(export)])
+            both = run_json(_command(network, 1, store, "mesh") + ["--export", str(export)])
+            store.unlink()
+            export.unlink()
+            runs += [exported, both]
+            line += (f"{exported.cpu:>9.2f} {exported.peak_mb:>8.0f} | {both.cpu:>9.2f} {both.peak_mb:>8.0f} "
+                     f"{both.cpu / exported.cpu:>7.2f}")
+        else:
+            line += f"{'-':>9} {'-':>8} | {'-':>9} {'-':>8} {'-':>7}"
+        agree = "agree" if all(run.output == in_memory.output for run in runs) else "DIFFER"
+        print(f"{line}  {agree}", flush=True)
 
 
 def cases() -> list[tuple[str, Callable[[], object]]]:
