@@ -23,7 +23,6 @@ def read_store(path):
             "shares": shares, "ids": ids}
 
 
-
 def assert_store_holds(path, complex_):
     """The store's summary, patterns, adjacency (with the switching neurons) and geometry are the complex's."""
     stored = read_store(path)
@@ -66,3 +65,17 @@ def both_exports(tmp_path, complex_, store):
     write_store_graphml(store, tmp_path / "streamed.graphml")
     return ([json.loads((tmp_path / name).read_text()) for name in ("memory.json", "streamed.json")],
             [nx.read_graphml(tmp_path / name) for name in ("memory.graphml", "streamed.graphml")])
+
+
+def assert_exports_are_the_complexs(tmp_path, complex_, store):
+    """The store's JSON export and GraphML graph are the complex's, and the JSON verifies; the graph returned."""
+    import networkx as nx
+
+    from proofs_check.verify import verify_export
+
+    (memory, streamed), (memory_graph, streamed_graph) = both_exports(tmp_path, complex_, store)
+    assert streamed == memory
+    result = verify_export(streamed)
+    assert result.verified, result.failure
+    assert nx.utils.graphs_equal(streamed_graph, memory_graph)
+    return streamed_graph

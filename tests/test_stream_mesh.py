@@ -20,7 +20,7 @@ from polyregions.regions.domains import box, polytope_domain, slice_domain, spac
 from polyregions.regions.enumeration import enumerate_regions
 from polyregions.regions.stream import stream_regions
 from tests.command_line import exit_status
-from tests.store_reading import assert_store_holds, both_exports, read_store
+from tests.store_reading import assert_exports_are_the_complexs, assert_store_holds, read_store
 
 SQUARE = box([-1, -1], [1, 1])
 
@@ -144,18 +144,10 @@ def test_an_interrupted_run_resumes_to_the_same_store(tmp_path, started_by):
 
 @pytest.mark.parametrize("name, network, domain", [CASES[1], CASES[4], CASES[7]], ids=["He", "hard tanh", "slice"])
 def test_the_exports_of_a_streamed_mesh_are_those_of_the_complex_and_verify(tmp_path, name, network, domain):
-    import networkx as nx
-
-    from proofs_check.verify import verify_export
-
     complex_ = enumerate_regions(network, domain, engine="mesh")
     store = tmp_path / "store.sqlite"
     stream_regions(network, domain, store, share_cells=2)
-    (memory, streamed), (memory_graph, streamed_graph) = both_exports(tmp_path, complex_, store)
-    assert streamed == memory
-    result = verify_export(streamed)
-    assert result.verified, result.failure
-    assert nx.utils.graphs_equal(streamed_graph, memory_graph)
+    assert_exports_are_the_complexs(tmp_path, complex_, store)
 
 
 @pytest.mark.parametrize("network, domain, options, message", [

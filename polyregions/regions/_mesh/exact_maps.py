@@ -296,7 +296,8 @@ class ExactMaps:
         out[:, at, :] = root[:, units[at], 0, :]
 
     def _shifted(self, out: np.ndarray, levels: np.ndarray, units: np.ndarray, bps: np.ndarray) -> np.ndarray:
-        """Rows without their bias (but the root's, whose map holds it) given the bias and less the breakpoint."""
+        """The rows ``out`` given their bias (a level-0 row has it from the root's map) and less their breakpoint,
+        in place."""
         bps = np.asarray(bps, dtype=np.int64)
         k = self.k
         for q in distinct(levels).tolist():
