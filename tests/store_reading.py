@@ -1,4 +1,5 @@
-"""A region store (``polyregions.store/1``) read with sqlite3 alone, and checked against a complex in memory."""
+"""A region store (``polyregions.store/1``) read with sqlite3 alone, and checked against a complex in memory; the
+network files the streaming commands are given."""
 
 import json
 import sqlite3
@@ -79,3 +80,13 @@ def assert_exports_are_the_complexs(tmp_path, complex_, store):
     assert result.verified, result.failure
     assert nx.utils.graphs_equal(streamed_graph, memory_graph)
     return streamed_graph
+
+
+def network_file(tmp_path, widths, seed):
+    """A He-normal network of these widths saved in ``tmp_path``: its path."""
+    from polyregions.networks.initializers import he_normal
+    from polyregions.networks.io import save_network
+
+    path = tmp_path / f"net{seed}.json"
+    save_network(he_normal(widths, seed=seed), path)
+    return str(path)

@@ -19,11 +19,16 @@ from polyregions.cli import main
 from polyregions.errors import InvalidInputError
 from polyregions.networks.activations import leaky_relu
 from polyregions.networks.initializers import he_normal
-from polyregions.networks.io import save_network
 from polyregions.regions import _streamed, stream
 from polyregions.regions.domains import box, polytope_domain, segment, slice_domain, space
 from polyregions.regions.enumeration import enumerate_regions
-from tests.store_reading import assert_exports_are_the_complexs, assert_store_holds, both_exports, read_store
+from tests.store_reading import (
+    assert_exports_are_the_complexs,
+    assert_store_holds,
+    both_exports,
+    network_file,
+    read_store,
+)
 
 
 def stream_regions(*args, **kwargs):
@@ -198,14 +203,8 @@ def test_bad_stores_and_arguments_are_refused(tmp_path):
 
 # --- the command line ---------------------------------------------------------------------------------------
 
-def _network_file(tmp_path, widths, seed):
-    path = tmp_path / f"net{seed}.json"
-    save_network(he_normal(widths, seed=seed), path)
-    return str(path)
-
-
 def test_the_command_prints_the_same_summary_with_and_without_stream(tmp_path, capsys):
-    net = _network_file(tmp_path, [3, 5, 5], 10)
+    net = network_file(tmp_path, [3, 5, 5], 10)
     assert main(["regions", net, "--box", "-1,1", "--json"]) == 0
     alone = json.loads(capsys.readouterr().out)
     store = str(tmp_path / "store.sqlite")
@@ -225,7 +224,7 @@ def test_the_command_prints_the_same_summary_with_and_without_stream(tmp_path, c
 ])
 def test_options_that_do_not_go_with_stream_give_one_line(tmp_path, capsys, monkeypatch, extra, message):
     monkeypatch.setattr(dask_clusters, "_CONNECT_SECONDS", 1)  # nothing listens on port 9: no need to wait 10 s
-    net = _network_file(tmp_path, [2, 3, 3], 11)
+    net = network_file(tmp_path, [2, 3, 3], 11)
     extra = [part.format(tmp=tmp_path) for part in extra]
     with pytest.raises(SystemExit) as stopped:
         main(["regions", net, "--box", "-1,1", "--stream", str(tmp_path / "s.sqlite"), *extra])
@@ -235,13 +234,13 @@ def test_options_that_do_not_go_with_stream_give_one_line(tmp_path, capsys, monk
 
 
 def test_bad_stores_through_the_command_give_one_line_naming_the_file(tmp_path, capsys):
-    net = _network_file(tmp_path, [2, 3, 3], 12)
+    net = network_file(tmp_path, [2, 3, 3], 12)
     text = tmp_path / "notes.txt"
     text.write_text("x" * 200)
     store = tmp_path / "store.sqlite"
     assert main(["regions", net, "--box", "-1,1", "--stream", str(store)]) == 0
     capsys.readouterr()
-    other = _network_file(tmp_path, [2, 3, 3], 13)
+    other = network_file(tmp_path, [2, 3, 3], 13)
     for arguments, named in ((["regions", net, "--box", "-1,1", "--stream", str(text)], str(text)),
                              (["regions", other, "--box", "-1,1", "--stream", str(store)], str(store)),
                              (["regions", net, "--box", "-1,1", "--stream", str(tmp_path / "no" / "s.sqlite")],
@@ -255,7 +254,7 @@ def test_bad_stores_through_the_command_give_one_line_naming_the_file(tmp_path, 
 
 
 def test_ctrl_c_keeps_the_committed_shares_and_the_same_command_resumes(tmp_path):
-    net = _network_file(tmp_path, [4, 10, 10], 0)
+    net = network_file(tmp_path, [4, 10, 10], 0)
     store = tmp_path / "store.sqlite"
     command = [sys.executable, "-m", "polyregions", "regions", net, "--box", "-1,1", "--json", "--quiet"]
     process = subprocess.Popen([*command, "--stream", str(store)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -454,7 +453,7 @@ def test_stores_that_cannot_be_exported_are_refused_by_name(tmp_path):
 def test_the_command_writes_the_exports_of_a_streamed_run(tmp_path, capsys):
     import networkx as nx
 
-    net = _network_file(tmp_path, [3, 5, 5], 14)
+    net = network_file(tmp_path, [3, 5, 5], 14)
     memory = [str(tmp_path / name) for name in ("memory.json", "memory.graphml")]
     streamed = [str(tmp_path / name) for name in ("streamed.json", "streamed.graphml")]
     assert main(["regions", net, "--box", "-1,1", "--json", "--engine", "lp", "--export", memory[0],
@@ -474,7 +473,7 @@ def test_the_command_writes_the_exports_of_a_streamed_run(tmp_path, capsys):
 def test_ctrl_c_while_the_command_writes_the_export_leaves_no_file(tmp_path, capsys, monkeypatch):
     from polyregions.regions import _store_export
 
-    net = _network_file(tmp_path, [2, 4, 4], 15)
+    net = network_file(tmp_path, [2, 4, 4], 15)
     store, export = tmp_path / "store.sqlite", tmp_path / "export.json"
 
     def interrupted(*args):
@@ -489,7 +488,7 @@ def test_ctrl_c_while_the_command_writes_the_export_leaves_no_file(tmp_path, cap
 
 
 def test_a_bad_store_or_export_path_through_the_command_gives_one_line(tmp_path, capsys):
-    net = _network_file(tmp_path, [2, 3, 3], 16)
+    net = network_file(tmp_path, [2, 3, 3], 16)
     text = tmp_path / "notes.txt"
     text.write_text("x" * 200)
     for arguments, named in (
@@ -544,7 +543,7 @@ def test_a_run_on_a_cluster_commits_each_share_and_resumes_anywhere(cluster, tmp
 
 
 def test_the_command_streams_on_a_cluster_with_its_exports(cluster, tmp_path, capsys):
-    net = _network_file(tmp_path, [3, 5, 5], 17)
+    net = network_file(tmp_path, [3, 5, 5], 17)
     assert main(["regions", net, "--box", "-1,1", "--json", "--engine", "lp", "--export",
                  str(tmp_path / "memory.json")]) == 0
     alone = capsys.readouterr().out

@@ -14,13 +14,12 @@ from polyregions.cli import main
 from polyregions.errors import InvalidInputError
 from polyregions.networks import activations as act
 from polyregions.networks.initializers import he_normal
-from polyregions.networks.io import save_network
 from polyregions.networks.network import Network
 from polyregions.regions.domains import box, polytope_domain, slice_domain, space
 from polyregions.regions.enumeration import enumerate_regions
 from polyregions.regions.stream import stream_regions
 from tests.command_line import exit_status
-from tests.store_reading import assert_exports_are_the_complexs, assert_store_holds, read_store
+from tests.store_reading import assert_exports_are_the_complexs, assert_store_holds, network_file, read_store
 
 SQUARE = box([-1, -1], [1, 1])
 
@@ -171,14 +170,8 @@ def test_a_graph_network_is_refused_by_the_streamed_mesh(tmp_path):
         stream_regions(graph, SQUARE, tmp_path / "store.sqlite", engine="mesh")
 
 
-def _network_file(tmp_path, widths, seed):
-    path = tmp_path / f"net{seed}.json"
-    save_network(he_normal(widths, seed=seed), path)
-    return str(path)
-
-
 def test_the_command_streams_a_2d_box_through_the_mesh_with_the_in_memory_summary(tmp_path, capsys):
-    net = _network_file(tmp_path, [2, 8, 8], 13)
+    net = network_file(tmp_path, [2, 8, 8], 13)
     assert main(["regions", net, "--box", "-1,1", "--json"]) == 0
     alone = json.loads(capsys.readouterr().out)
     assert main(["regions", net, "--box", "-1,1", "--json", "--stream", str(tmp_path / "store.sqlite")]) == 0
@@ -187,7 +180,7 @@ def test_the_command_streams_a_2d_box_through_the_mesh_with_the_in_memory_summar
 
 
 def test_the_command_refuses_a_streamed_mesh_of_a_3d_box_in_one_line(tmp_path, capsys):
-    net = _network_file(tmp_path, [3, 4, 4], 14)
+    net = network_file(tmp_path, [3, 4, 4], 14)
     store = tmp_path / "store.sqlite"
     assert exit_status(["regions", net, "--box", "-1,1", "--engine", "mesh", "--stream", str(store)]) == 2
     err = capsys.readouterr().err
