@@ -1,5 +1,5 @@
 """A region store (``polyregions.store/1``) read with sqlite3 alone, and checked against a complex in memory; the
-network files the streaming commands are given."""
+network files the streaming commands are given, and a run stopped after some shares."""
 
 import json
 import sqlite3
@@ -90,3 +90,15 @@ def network_file(tmp_path, widths, seed):
     path = tmp_path / f"net{seed}.json"
     save_network(he_normal(widths, seed=seed), path)
     return str(path)
+
+
+class Stopped(KeyboardInterrupt):
+    """What :func:`stop_after` raises: an interruption, as Ctrl-C is."""
+
+
+def stop_after(count):
+    """An ``on_share`` callback that interrupts the run once ``count`` shares are committed."""
+    def on_share(shares, regions):
+        if shares >= count:
+            raise Stopped
+    return on_share

@@ -23,11 +23,13 @@ from polyregions.regions import _streamed, stream
 from polyregions.regions.domains import box, polytope_domain, segment, slice_domain, space
 from polyregions.regions.enumeration import enumerate_regions
 from tests.store_reading import (
+    Stopped,
     assert_exports_are_the_complexs,
     assert_store_holds,
     both_exports,
     network_file,
     read_store,
+    stop_after,
 )
 
 
@@ -122,25 +124,14 @@ def test_random_small_networks_stream_to_their_complex(tmp_path_factory, widths,
     assert_store_holds(path, complex_)
 
 
-class _Stop(KeyboardInterrupt):
-    pass
-
-
-def _stop_after(count):
-    def on_share(shares, regions):
-        if shares >= count:
-            raise _Stop
-    return on_share
-
-
 @pytest.mark.parametrize("workers", [1, 2])
 def test_an_interrupted_run_keeps_its_shares_and_resumes_to_the_same_store(tmp_path, workers):
     network, domain = he_normal([3, 6, 6], seed=6), box([-1] * 3, [1] * 3)
     whole = tmp_path / "whole.sqlite"
     summary = stream_regions(network, domain, whole, share_cells=3)
     path = tmp_path / "stopped.sqlite"
-    with pytest.raises(_Stop):
-        stream_regions(network, domain, path, share_cells=3, workers=workers, on_share=_stop_after(2))
+    with pytest.raises(Stopped):
+        stream_regions(network, domain, path, share_cells=3, workers=workers, on_share=stop_after(2))
     stopped = read_store(path)
     assert len(stopped["shares"]) == 2 and "summary" not in stopped["meta"]
     assert len(stopped["ids"]) == sum(regions for _, _, regions in stopped["shares"]) > 0
@@ -400,12 +391,12 @@ def test_an_interrupted_export_leaves_the_old_file_and_no_temporary_file(tmp_pat
 
     def stopped(*args):
         yield "{}"
-        raise _Stop
+        raise Stopped
     monkeypatch.setattr(_store_export, "_region_texts", stopped)
     monkeypatch.setattr(_store_export, "_PIECE", 1)  # the first piece reaches the temporary file
-    with pytest.raises(_Stop):
+    with pytest.raises(Stopped):
         write_store_json(store, target)
-    with pytest.raises(_Stop):
+    with pytest.raises(Stopped):
         write_store_json(store, tmp_path / "new")
     assert target.read_text() == "old" and not (tmp_path / "new").exists()
     assert sorted(os.listdir(tmp_path)) == ["export.json", "store.sqlite"]
@@ -421,8 +412,8 @@ def test_stores_that_cannot_be_exported_are_refused_by_name(tmp_path):
 
     network, domain = he_normal([3, 6, 6], seed=6), box([-1] * 3, [1] * 3)
     unfinished = tmp_path / "unfinished.sqlite"
-    with pytest.raises(_Stop):
-        stream_regions(network, domain, unfinished, share_cells=3, on_share=_stop_after(1))
+    with pytest.raises(Stopped):
+        stream_regions(network, domain, unfinished, share_cells=3, on_share=stop_after(1))
     text = tmp_path / "notes.txt"
     text.write_text("not a database, long enough to be read as one " * 4)
     other = tmp_path / "other.sqlite"
@@ -533,9 +524,9 @@ def test_a_run_on_a_cluster_commits_each_share_and_resumes_anywhere(cluster, tmp
     network, domain = he_normal([3, 6, 6], seed=6), box([-1] * 3, [1] * 3)
     summary = stream_regions(network, domain, tmp_path / "whole.sqlite", share_cells=3)
     path = tmp_path / "stopped.sqlite"
-    with pytest.raises(_Stop):
+    with pytest.raises(Stopped):
         stream_regions(network, domain, path, share_cells=3, scheduler=cluster.scheduler_address,
-                       on_share=_stop_after(2))
+                       on_share=stop_after(2))
     stopped = read_store(path)
     assert len(stopped["shares"]) == 2 and "summary" not in stopped["meta"]
     assert stream_regions(network, domain, path, share_cells=3) == summary  # resumed in this process

@@ -19,7 +19,14 @@ from polyregions.regions.domains import box, polytope_domain, slice_domain, spac
 from polyregions.regions.enumeration import enumerate_regions
 from polyregions.regions.stream import stream_regions
 from tests.command_line import exit_status
-from tests.store_reading import assert_exports_are_the_complexs, assert_store_holds, network_file, read_store
+from tests.store_reading import (
+    Stopped,
+    assert_exports_are_the_complexs,
+    assert_store_holds,
+    network_file,
+    read_store,
+    stop_after,
+)
 
 SQUARE = box([-1, -1], [1, 1])
 
@@ -109,25 +116,14 @@ def test_duplicated_units_and_lines_through_the_corners_and_one_point_stream_to_
         _streams_to_its_complex(tmp_path / f"store{share_cells}.sqlite", network, SQUARE, share_cells=share_cells)
 
 
-class _Stop(KeyboardInterrupt):
-    pass
-
-
-def _stop_after(count):
-    def on_share(shares, regions):
-        if shares >= count:
-            raise _Stop
-    return on_share
-
-
 @pytest.mark.parametrize("started_by", ["mesh", "lp"])
 def test_an_interrupted_run_resumes_to_the_same_store(tmp_path, started_by):
     network = he_normal([2, 8, 8, 8], seed=12)
     whole = tmp_path / "whole.sqlite"
     summary = stream_regions(network, SQUARE, whole, share_cells=3)
     path = tmp_path / "stopped.sqlite"
-    with pytest.raises(_Stop):
-        stream_regions(network, SQUARE, path, engine=started_by, share_cells=3, on_share=_stop_after(2))
+    with pytest.raises(Stopped):
+        stream_regions(network, SQUARE, path, engine=started_by, share_cells=3, on_share=stop_after(2))
     stopped = read_store(path)
     assert len(stopped["shares"]) == 2 and "summary" not in stopped["meta"]
     assert stopped["facets"]  # the facets towards the shares not yet refined, left open for the end

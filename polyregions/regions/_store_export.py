@@ -4,8 +4,9 @@
 :func:`~polyregions.regions.export.write_complex_json` and :func:`~polyregions.regions.export.write_graphml` write
 for the complex of the same enumeration (``enumerate_regions(..., engine=...)``, with the store's engine), without
 building that complex: the regions come from an SQL cursor in pattern order (the complex's order) and go to the
-file one at a time, each with its exact output map computed from its pattern (a block of patterns at once). Memory holds what the counts of the run held at its end:
-the patterns as bytes, the adjacent pairs and the switching neurons as integer arrays.
+file one at a time, each with its exact output map computed from its pattern (a block of patterns at once).
+Memory holds what the counts of the run held at its end: the patterns as bytes, the adjacent pairs and the
+switching neurons as integer arrays.
 
 A regular file is written to a temporary file beside it and renamed over the old one once complete
 (:func:`polyregions._support.atomic.atomic_write`), so an error or Ctrl-C leaves the old file as it was; a device
