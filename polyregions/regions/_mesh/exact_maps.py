@@ -74,7 +74,6 @@ class ExactMaps:
             bound_z = row_bound * bound_h + max(abs(v) for v in bias)
             biggest = max(biggest, bound_z + max((abs(v) for v in xi), default=0))
             bound_h = max(abs(v) for v in slopes) * bound_z + max(abs(v) for v in icpts)
-            biggest = max(biggest, bound_h)  # the outputs' maps (output_maps) are recovered too
             scales = Sq
             self.S.append(Sq)
             widest = max(widest, layer.fan_in + 1)
@@ -84,6 +83,7 @@ class ExactMaps:
             self.slope_int.append(slopes)
             self.icpt_int.append(icpts)
             self.Z.append(Zq)
+        biggest = max(biggest, bound_h)  # the last layer's outputs (output_maps) are recovered too
         # Residues are kept symmetric, |r| <= p/2 + 2, so a sum of n + 2 products of residues stays below 2^53
         # (and is therefore exact in double precision) when p/2 + 2 <= sqrt(2^53 / (n + 2)).
         top = 2 * math.isqrt((1 << 53) // (widest + 2)) - 5
@@ -225,7 +225,7 @@ class ExactMaps:
                 sel = order[start:start + chunk]
                 parents = ancestors[q - 1][regions[sel]] if q > 1 else np.zeros(sel.size, dtype=np.int64)
                 ids, position = np.unique(parents, return_inverse=True)
-                columns = self._row_columns(q, units[sel]) if self.csr[q] is not None else None
+                columns = self._row_columns(q, units[sel])
                 Z = self._maps(q - 1, ids, pieces, ancestors, columns)
                 out[:, sel, :] = self._rows_on(q, Z, columns, position, regions[sel], units[sel], pieces)
         return self._recover(self._shifted(out, np.full(E, q), units, bps), primitive)

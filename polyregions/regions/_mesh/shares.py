@@ -45,7 +45,6 @@ class MeshShares:
         mesh.start()
         if mesh.layers:
             mesh.refine_layer(0, _Silent())
-        self.exact = mesh.exact  # the integer maps, built here once: every share's copy of the mesh takes them
         self.mesh = mesh
         pieces = mesh.pieces[0] if mesh.pieces and mesh.pieces[0] is not None else np.zeros((mesh.nf, 0))
         self.order = pattern_order(pieces)
