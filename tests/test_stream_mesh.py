@@ -47,6 +47,8 @@ CASES = [
     ("polygon", he_normal([2, 6, 6], seed=9), polytope_domain([[-1, 0], [0, -1], [1, 1]], [1, 1, 1])),
     ("slice of a 3-D input", he_normal([3, 6, 6], seed=10),
      slice_domain([0, 0, 0], [[1, 0, 0], [0, 1, 1]], [-1, -1], [1, 1])),
+    ("polygon of rational rows", he_normal([2, 6, 6], seed=15),
+     polytope_domain([[-1, 0], [0, -1], ["1/2", "1/3"]], [1, 1, "3/4"])),
 ]
 
 
@@ -137,7 +139,8 @@ def test_an_interrupted_run_resumes_to_the_same_store(tmp_path, started_by):
     assert_store_holds(path, enumerate_regions(network, SQUARE, engine="mesh"))
 
 
-@pytest.mark.parametrize("name, network, domain", [CASES[1], CASES[4], CASES[7]], ids=["He", "hard tanh", "slice"])
+@pytest.mark.parametrize("name, network, domain", [CASES[1], CASES[4], CASES[7], CASES[8]],
+                         ids=["He", "hard tanh", "slice", "rational rows"])
 def test_the_exports_of_a_streamed_mesh_are_those_of_the_complex_and_verify(tmp_path, name, network, domain):
     complex_ = enumerate_regions(network, domain, engine="mesh")
     store = tmp_path / "store.sqlite"

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 import numpy as np
 
 from polyregions._support.progress import progress_bar
-from polyregions.exact._integers import lcm, primitive
+from polyregions.exact._integers import primitive
 from polyregions.networks._float_filter import (
     U,
     activate,
@@ -199,21 +199,15 @@ class Mesh(VertexSides, RegionMaps, ABC):
     # the layer loop ------------------------------------------------------------------------------------
 
     def _oriented_row(self, line: int, above: bool) -> tuple[tuple[Fraction, ...], Fraction]:
-        """The row ``a . t <= c`` of a line (a plane in 3-D) for a region below (or above) its breakpoint."""
-        if self.lines[line, 0] < 0:
-            i = int(self.lines[line, 1])
-            return self.A[i], self.b[i]
+        """The row ``a . t <= c`` of a line (a plane in 3-D) for a region below (or above) its breakpoint, in
+        primitive integers (a domain's row too, as the LP engine and a store write it)."""
         ints = self.line_rows[line]
         sign = -1 if above else 1
         return tuple(Fraction(sign * v) for v in ints[:-1]), Fraction(-sign * ints[-1])
 
     def _integer_row(self, line: int, above: bool) -> tuple[int, ...]:
-        """Integers ``(a_1, ..., a_k, c)`` with the region's side of the line (plane) being ``a . t <= c``."""
-        if self.lines[line, 0] < 0:
-            i = int(self.lines[line, 1])
-            a, bi = self.A[i], self.b[i]
-            scale = lcm(list(a) + [bi])
-            return (*(int(v * scale) for v in a), int(bi * scale))
+        """Primitive integers ``(a_1, ..., a_k, c)`` with the region's side of the line (plane) being
+        ``a . t <= c`` (a domain's line: the side of its row, ``above`` False)."""
         *a, c = self.line_rows[line]
         return (*(-v for v in a), c) if above else (*a, -c)
 

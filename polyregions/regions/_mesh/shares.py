@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Optional, Sequence
 import numpy as np
 
 from polyregions._support.progress import _Silent
-from polyregions.exact._integers import primitive
 from polyregions.regions._mesh.mesh_2d import Mesh2D, Runs
 from polyregions.regions._mesh.support import KEY
 from polyregions.regions._store import ShareRecords
@@ -70,10 +69,7 @@ class MeshShares:
         pairs = np.unique(np.sort(pairs, axis=1), axis=0) if len(pairs) else pairs.reshape(0, 2)
         ordered = patterns[order]
         runs = part._runs(patterns)
-        # The layers' rows are primitive as the exact maps give them; the domain's are made so.
-        on_domain = (part.lines[runs.codes >> 1, 0] < 0).tolist()
-        integer = [primitive(row) if domain else row for domain, row in
-                   zip(on_domain, (part._integer_row(c >> 1, bool(c & 1)) for c in runs.codes.tolist()))]
+        integer = [part._integer_row(c >> 1, bool(c & 1)) for c in runs.codes.tolist()]
         rows, domain_rows, facets = _rows_and_facets(part, runs, integer)
         points = part.interior_points(runs, integer)
         blobs = np.ascontiguousarray(ordered.astype(f">u{itemsize}"))
