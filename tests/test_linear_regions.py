@@ -160,6 +160,15 @@ def test_structural_zeros_are_proven_in_floating_point():
     assert _classify(g, bound).tolist() == [EQUAL, EQUAL]
 
 
+def test_a_dead_layer_behind_dense_weights_is_proven_zero_in_floating_point():
+    # No weight is zero, so only the dead pattern of the middle layer makes the gradient vanish.
+    net = Network.from_layers(1, [([[1], [-1]], [0, 0], relu()), ([[1, 2], [3, 1]], [0, 0], relu()),
+                                  ([[1, -2]], [0], linear())])
+    g, bound = switch_gradients(net, np.array([[1, 1, 0, 0], [1, 1, 1, 0]]), 0, np.array([0, 0]))
+    assert g[0].tolist() == [0.0] and bound[0].tolist() == [0.0]
+    assert _classify(g, bound).tolist() == [EQUAL, DIFFERENT]
+
+
 def test_parameters_without_a_close_double_prove_nothing():
     net = Network.from_layers(1, [([[1]], [0], relu()), ([[Fraction(10) ** 400]], [0], relu()),
                                   ([[1]], [0], linear())])

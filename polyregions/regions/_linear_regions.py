@@ -85,6 +85,7 @@ class _Layout:
         self.offsets: list[int | None] = []         # pattern column of each layer's first unit; None: affine
         self.weights: list[np.ndarray | None] = []  # Ŵ
         self.columns: list[np.ndarray | None] = []  # Ŵ transposed (contiguous): a unit's outgoing weights
+        self.full: list[bool] = []                  # Ŵ has no zero entry
         self.rows: list[np.ndarray | None] = []     # sum_j |Ŵ_ij| per row
         self.slopes: list[np.ndarray | None] = []
         self.screen: list[float] = []               # kappa_n sigma_m rho_m of (2); infinite without doubles
@@ -104,12 +105,14 @@ class _Layout:
             if W is None or slopes is None:
                 for listed in (self.weights, self.columns, self.rows, self.slopes):
                     listed.append(None)
+                self.full.append(False)
                 self.screen.append(np.inf)
                 continue
             slopes = slopes[0]
             rows = np.abs(W).sum(axis=1)
             self.weights.append(W)
             self.columns.append(np.ascontiguousarray(W.T))
+            self.full.append(bool(W.all()))
             self.rows.append(rows)
             self.slopes.append(slopes)
             with np.errstate(over="ignore"):
@@ -238,7 +241,11 @@ def switch_gradients(net: "Network", rows: np.ndarray, layer: int, units: np.nda
             else:
                 Y = V @ columns
                 bound = _kappa(n) * np.abs(D) * ((E + _gamma(n + 3) * np.abs(V)) @ np.abs(columns))
-                live = ((V != 0) | (E != 0)).astype(float) @ (columns != 0).astype(float) > 0  # exact counts
+                nonzero = (V != 0) | (E != 0)
+                if layout.full[m]:  # no zero weight: a non-zero input reaches every unit
+                    live = nonzero.any(axis=1, keepdims=True)
+                else:
+                    live = nonzero.astype(float) @ (columns != 0).astype(float) > 0  # exact counts
             bound += (n + 2) * _TINY * ((D != 0) & live)
             V = D * Y
         E = bound
