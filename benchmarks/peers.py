@@ -13,8 +13,10 @@ One table of the cases that matter for speed, each tool run as the whole command
   ``polyregions regions NET --domain SPACE --json`` beside relucent's ``Complex.bfs`` with its default workers;
 * bounded boxes in 4 and 6 dimensions (no peer enumerates them): regions per second against the goals.
 
-A case whose commands both take under five seconds runs five times, each tool in turn, and reports each tool's
-run of median wall time: a single run of a command this short moves by a tenth with the machine's state.
+A case whose commands both take under five seconds runs five times, each tool in turn, and one whose commands take
+under half a minute three times; each tool's run of median wall time is reported. A single run moves with the
+machine's state, by a tenth on a short command and by up to a fifth on a longer one, most of it system time (the
+first touch of fresh memory).
 
 A peer that is not installed (``pip install -e .[bench]``) leaves its rows out; every peer runs with one thread
 (``OMP_NUM_THREADS=1``: the goals compare CPU time, and spinning threads on a loaded machine cost it without
@@ -40,8 +42,8 @@ from pathlib import Path
 from benchmarks._processes import Measured, RunFailed, run_json
 
 BASELINE = Path(__file__).with_name("peers_baseline.json")
-SHORT = 5.0  # seconds: a case whose commands all take less runs ROUNDS times, interleaved
-ROUNDS = 5
+#: (seconds, runs): a case whose commands all take less than the seconds runs that many times, interleaved
+ROUNDS = ((5.0, 5), (30.0, 3))
 
 #: Regioncam on the network file's float32 layers (the file holds each float32 weight as its exact rational).
 REGIONCAM = """
@@ -194,19 +196,20 @@ def cases(folder: Path, full: bool, berzins: Path | None) -> list[Case]:
 
 
 def _runs(case: Case, timeout: float) -> tuple[Measured, Measured | RunFailed | None]:
-    """Each tool's run of the case: the one run, or for a short case the run of median wall time of
-    :data:`ROUNDS`, the tools taking turns. A peer that fails is reported as failed (a float peer can stop on a
-    degenerate configuration); polyregions failing stops the benchmark."""
+    """Each tool's run of the case: the one run, or for a shorter case the run of median wall time of as many as
+    :data:`ROUNDS` gives, the tools taking turns. A peer that fails is reported as failed (a float peer can stop on
+    a degenerate configuration); polyregions failing stops the benchmark."""
     ours = [run_json(case.ours, timeout=timeout)]
     try:
         theirs = [run_json(case.theirs, timeout=timeout)] if case.theirs is not None else []
     except RunFailed as failure:
         return ours[0], failure
-    if max(run.wall for run in ours + theirs) < SHORT:
-        for _ in range(ROUNDS - 1):
-            ours.append(run_json(case.ours, timeout=timeout))
-            if case.theirs is not None:
-                theirs.append(run_json(case.theirs, timeout=timeout))
+    longest = max(run.wall for run in ours + theirs)
+    rounds = next((count for seconds, count in ROUNDS if longest < seconds), 1)
+    for _ in range(rounds - 1):
+        ours.append(run_json(case.ours, timeout=timeout))
+        if case.theirs is not None:
+            theirs.append(run_json(case.theirs, timeout=timeout))
     return _median(ours), _median(theirs) if theirs else None
 
 
