@@ -135,13 +135,16 @@ class _Layout:
 
     def slopes_of(self, q: int, rows: np.ndarray, units: np.ndarray | None = None) -> np.ndarray:
         """``D̂``: layer ``q``'s float slopes on the pieces of the given pattern rows (layer ``q`` has doubles),
-        of all units or of the given ``units``."""
+        of all units or of the given ``units``; for ReLU's slopes 0 and 1, the pieces themselves (integers, equal
+        to the slopes, and products with them are the same doubles)."""
         slopes = self.slopes[q]
         assert slopes is not None  # asked only of layers whose parameters have doubles
         pieces = self.pieces(q, rows)
         if units is not None:
             pieces = pieces[:, units]
         if slopes.size == 2:  # the common case, and several times faster than a gather
+            if slopes[0] == 0.0 and slopes[1] == 1.0:  # ReLU's slopes are its pieces: the same products, exactly
+                return pieces
             return np.where(pieces != 0, slopes[1], slopes[0])
         return np.take(slopes, pieces)
 
