@@ -71,9 +71,9 @@ def add_json_option(parser: argparse.ArgumentParser) -> None:
 def add_engine_option(parser: argparse.ArgumentParser) -> None:
     """``--engine auto|mesh|lp``: the refinement engine of the region enumeration."""
     parser.add_argument("--engine", default="auto", choices=("auto", "mesh", "lp"),
-                        help="the region engine: mesh (vectorised refinement of bounded 1-D, 2-D and 3-D domains), lp "
-                             "(LP-certified refinement, any dimension) or auto (mesh where it applies, lp otherwise; "
-                             "the default); both give the same regions")
+                        help="the region engine: mesh (vectorised refinement of bounded domains), lp (LP-certified "
+                             "refinement, any domain) or auto (mesh for bounded domains up to dimension 6, lp "
+                             "otherwise; the default); both give the same regions")
 
 
 def _integer(text: str) -> int:

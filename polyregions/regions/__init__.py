@@ -1,8 +1,8 @@
 """Activation regions: domains, the region complex, the engines that compute it, and its export.
 
 :func:`enumerate_regions` takes a network and a domain (:mod:`~polyregions.regions.domains`) and
-returns a :class:`RegionComplex`, from the vectorised mesh engine (segments, 2-D and 3-D domains) or from
-layerwise refinement (any dimension); both engines are private modules of this package.
+returns a :class:`RegionComplex`, from the vectorised mesh engine (bounded domains) or from layerwise
+refinement (any domain); both engines are private modules of this package.
 """
 
 from typing import TYPE_CHECKING

@@ -15,10 +15,12 @@ if TYPE_CHECKING:
 
 __all__ = ["enumerate_regions", "Engine", "ENGINES"]
 
-#: The refinement engines: ``"mesh"`` (bounded 1-D, 2-D and 3-D domains), ``"lp"`` (any domain) or ``"auto"``.
+#: The refinement engines: ``"mesh"`` (bounded domains), ``"lp"`` (any domain) or ``"auto"``.
 Engine = Literal["auto", "mesh", "lp"]
 #: The values of ``engine`` parameters.
 ENGINES: tuple[Engine, ...] = get_args(Engine)
+#: The largest domain dimension for which ``engine="auto"`` takes the mesh engine.
+MESH_DIMENSIONS = 6
 
 
 def enumerate_regions(network: "Network | GraphNetwork", domain: "Domain", *, engine: Engine = "auto",
@@ -33,10 +35,12 @@ def enumerate_regions(network: "Network | GraphNetwork", domain: "Domain", *, en
     domain : Domain
         Where the regions are counted (:func:`~polyregions.regions.domains.box`, ``segment``, ...).
     engine : {"auto", "mesh", "lp"}, keyword-only
-        ``"auto"`` takes the vectorised mesh engine for bounded 1-D and 2-D domains and for bounded 3-D domains
-        of a :class:`~polyregions.networks.network.Network` (a graph network's 3-D regions may be unions of its
-        rewriting's cells, which the 3-D mesh does not merge), and the LP-certified engine otherwise; both return
-        the same complex.
+        ``"auto"`` takes the vectorised mesh engine for bounded 1-D and 2-D domains and for bounded domains of
+        dimension 3 to :data:`MESH_DIMENSIONS` of a :class:`~polyregions.networks.network.Network` (a graph
+        network's regions there may be unions of its rewriting's cells, which those meshes do not merge), and the
+        LP-certified engine otherwise; both return the same complex. The mesh holds every face of the complex,
+        whose number grows about as ``3^k`` per region in dimension ``k``: beyond 6 the LP engine's memory is the
+        better trade.
     backend : {"highs", "exact", "cvxpy"}, keyword-only
         The solver the LP engine starts each linear program with (every answer is certified exactly).
     progress : bool, keyword-only
@@ -90,7 +94,7 @@ def enumerate_regions(network: "Network | GraphNetwork", domain: "Domain", *, en
     if engine == "auto":
         from polyregions.networks.network import Network
 
-        meshed = domain.dim <= 2 or (domain.dim == 3 and isinstance(network, Network))
+        meshed = domain.dim <= 2 or (domain.dim <= MESH_DIMENSIONS and isinstance(network, Network))
         engine = "mesh" if meshed and domain.is_bounded() and scheduler is None else "lp"
     check_scheduler(scheduler)
     if engine == "mesh" and scheduler is not None:

@@ -1,4 +1,4 @@
-"""Vectorised mesh refinement: exact activation regions of a network on a segment, a polygon or a 3-D polytope.
+"""Vectorised mesh refinement: exact activation regions of a network on a segment, a polygon or a polytope.
 
 The domain (a segment or a convex polygon in domain coordinates ``t``) is kept as a mesh: vertices, edges and
 faces, the faces being the current regions. Layer by layer, every neuron of the layer cuts the mesh at each of
@@ -6,7 +6,8 @@ its breakpoints: the layer's pre-activations are affine on every current face, s
 opposite sides of a breakpoint gets a new vertex, and a face with vertices on both sides is split along the
 chord joining its two crossing points. Faces, edges and vertices are numpy arrays and each cut is done for all
 faces at once. In 3-D the regions are cells bounded by polygonal faces, and a crossed cell is split along the
-polygon of its faces' chords (:mod:`.mesh_3d`).
+polygon of its faces' chords (:mod:`.mesh_3d`); in higher dimensions every face of every rank is split so, along
+its section by the hyperplane (:mod:`.mesh_nd`).
 
 Every sign is decided exactly. Pre-activations are carried at the vertices as doubles with proven error bounds
 (:mod:`polyregions.networks._float_filter`); a sign the bound does not prove is decided with integers, from the layer's
@@ -18,8 +19,9 @@ Chinese remaindering, with enough primes for a proven bound on their size.
 
 Modules: :mod:`.engine` (the entry points), :mod:`.mesh` (the refinement loop shared by all dimensions),
 :mod:`.vertex_sides` (the vertices' proven and exact sides), :mod:`.region_maps` (the regions' float maps on deep
-networks), :mod:`.mesh_1d`, :mod:`.mesh_2d` and :mod:`.mesh_3d` (the splits of intervals, of polygons and of 3-D
-cells, faces and edges; :mod:`.polytope_3d` the 3-D domain's faces, :mod:`.cells_3d` the cells' exact geometry),
+networks), :mod:`.mesh_1d`, :mod:`.mesh_2d`, :mod:`.mesh_3d` and :mod:`.mesh_nd` (the splits of intervals, of
+polygons, of 3-D cells, faces and edges, and of the faces of every rank in dimension 4 up; :mod:`.polytope_3d` and
+:mod:`.polytope_lattice` the domain's faces, :mod:`.cells` the cells' exact geometry),
 :mod:`.exact_maps` (exact affine maps by modular arithmetic), :mod:`.support` (shared bits and arrays),
 :mod:`.stages` (graph networks as dense networks with the same regions), :mod:`.merged_cells` (their cells of one
 stage pattern merged), :mod:`.polygons` (exact vertices, boxes and hulls of 1-D and 2-D domains), :mod:`.ties`

@@ -1,4 +1,4 @@
-"""The entry points of the mesh engine: a network and a bounded 1-D, 2-D or 3-D domain in, exact regions out."""
+"""The entry points of the mesh engine: a network and a bounded domain in, exact regions out."""
 
 from __future__ import annotations
 
@@ -16,20 +16,21 @@ if TYPE_CHECKING:
     from polyregions.networks.network import Network
     from polyregions.regions._mesh.mesh_1d import Mesh1D
     from polyregions.regions._mesh.mesh_3d import Mesh3D
+    from polyregions.regions._mesh.mesh_nd import MeshND
     from polyregions.regions.domains import Domain
 
 __all__ = ["refine_mesh", "mesh_regions"]
 
 
 def refine_mesh(network: "Network", domain: "Domain", *, progress: bool = False) -> RegionComplex:
-    """Enumerate the activation regions of ``network`` on a bounded 1-D, 2-D or 3-D ``domain`` exactly.
+    """Enumerate the activation regions of ``network`` on a bounded ``domain`` exactly.
 
     Parameters
     ----------
     network : Network
     domain : Domain
-        A bounded domain of dimension 1 (a segment, a 1-D box or slice), 2 (a polygon, a 2-D box or slice) or 3
-        (a polytope, a 3-D box or slice).
+        A bounded domain of any dimension: a segment, a polygon, a polytope, a box or a slice. The mesh holds the
+        complex's whole face lattice, whose size per region grows about as ``3^k`` in dimension ``k``.
     progress : bool, keyword-only
         Show a progress bar over the neurons' breakpoints (on a terminal).
 
@@ -47,10 +48,6 @@ def refine_mesh(network: "Network", domain: "Domain", *, progress: bool = False)
     >>> len(refine_mesh(net, dom.box([-1, -1], [1, 1])))
     6
     """
-    k = domain.dim
-    if k not in (1, 2, 3):
-        raise InvalidInputError(f"refine_mesh: expected a domain of dimension 1, 2 or 3, got dimension {k} "
-                                f"(use polyregions.regions._general.refine.refine for higher dimensions)")
     if domain.input_dim != network.input_dim:
         raise InvalidInputError(f"refine_mesh: expected a domain in R^{network.input_dim} (the network's input "
                                 f"space), got one in R^{domain.input_dim}")
@@ -64,7 +61,7 @@ def refine_mesh(network: "Network", domain: "Domain", *, progress: bool = False)
 
 def mesh_regions(net: "Network", A: Sequence[Sequence[Fraction]], b: Sequence[Fraction], *,
                  progress: bool = False) -> tuple[Sequence[Region], set[tuple[tuple[int, ...], tuple[int, ...]]]]:
-    """The regions of ``net`` (on ``R^1``, ``R^2`` or ``R^3``) in the bounded polytope ``A t <= b`` and the pairs of
+    """The regions of ``net`` in the bounded polytope ``A t <= b`` and the pairs of
     patterns of regions sharing a facet: the engine behind :func:`refine_mesh`, on plain inequalities.
 
     Examples
@@ -98,10 +95,10 @@ def _run(net: "Network", A, b, *, progress: bool) -> tuple[Sequence[Region], np.
     from polyregions.regions._mesh.stages import dense_twin
 
     twin = dense_twin(net, _domain_box(A, b))  # type: ignore[arg-type]
-    if twin.may_split and net.input_dim == 3:
+    if twin.may_split and net.input_dim >= 3:
         # Merging the cells of one stage pattern takes the convex hull of their vertices, written for 1-D and 2-D.
         raise InvalidInputError("refine_mesh: this graph network's regions are unions of cells of its dense "
-                                "rewriting, which the 3-D mesh does not merge; use engine=\"lp\"")
+                                f"rewriting, which the {net.input_dim}-D mesh does not merge; use engine=\"lp\"")
     engine = _mesh_class(net.input_dim)(twin.network, A, b)
     engine.shown_net = net
     if not twin.identity:
@@ -115,8 +112,8 @@ def _run(net: "Network", A, b, *, progress: bool) -> tuple[Sequence[Region], np.
     return regions, patterns, pairs
 
 
-def _mesh_class(dim: int) -> type[Mesh1D | Mesh2D | Mesh3D]:
-    """The mesh of a 1-D, 2-D or 3-D domain (the 1-D and 3-D ones imported only when used)."""
+def _mesh_class(dim: int) -> type[Mesh1D | Mesh2D | Mesh3D | MeshND]:
+    """The mesh of a domain of dimension ``dim`` (all but the 2-D one imported only when used)."""
     if dim == 1:
         from polyregions.regions._mesh.mesh_1d import Mesh1D
 
@@ -125,16 +122,20 @@ def _mesh_class(dim: int) -> type[Mesh1D | Mesh2D | Mesh3D]:
         from polyregions.regions._mesh.mesh_3d import Mesh3D
 
         return Mesh3D
+    if dim > 3:
+        from polyregions.regions._mesh.mesh_nd import MeshND
+
+        return MeshND
     return Mesh2D
 
 
 def _domain_box(A, b):
     """Exact bounds of every coordinate on the bounded domain ``A t <= b``."""
-    if len(A[0]) == 3:
-        from polyregions.regions._mesh.polytope_3d import polytope_vertices
+    if len(A[0]) >= 3:
+        from polyregions.regions._mesh.polytope_lattice import polytope_points
 
-        points = polytope_vertices(A, b)
-        return [(min(x[i] for x in points), max(x[i] for x in points)) for i in range(3)]
+        points = polytope_points(A, b)
+        return [(min(x[i] for x in points), max(x[i] for x in points)) for i in range(len(A[0]))]
     from polyregions.regions._mesh.polygons import domain_box
 
     return domain_box(A, b)

@@ -1,4 +1,4 @@
-"""The refinement loop shared by the 1-D, 2-D and 3-D meshes: the mesh's state, the layer loop computing float
+"""The refinement loop shared by the meshes of every dimension: the mesh's state, the layer loop computing float
 pre-activations with proven bounds at the vertices, the exact lines the edges lie on, the new vertices' values where
 a split crosses an edge, and the output. The vertices' sides and their exact decisions are :mod:`.vertex_sides`'s,
 the regions' float maps on deep networks :mod:`.region_maps`'s (both base classes of :class:`Mesh`).
@@ -57,7 +57,7 @@ _ROWS = 8192  # vertices per block when a layer's values are computed
 
 
 class Mesh(VertexSides, RegionMaps, ABC):
-    """State and layer loop shared by the 1-D, 2-D and 3-D meshes.
+    """State and layer loop shared by the meshes of every dimension.
 
     Vertices carry, for the current layer, its pre-activations ``Z`` with bounds ``E`` and the proven signs
     ``S`` against every hyperplane ``h = unit * T + bp`` of the layer. Faces carry ``code``: bit 1 when a vertex
@@ -69,7 +69,7 @@ class Mesh(VertexSides, RegionMaps, ABC):
     nv: int
     nf: int
     corner_points: Sequence[Vector]
-    vline: np.ndarray  # the lines (planes) each vertex lies on: one column in 1-D, two in 2-D, three in 3-D
+    vline: np.ndarray  # the lines (planes) each vertex lies on: one column per dimension
     #: Whether the last layer's new vertices skip the columns before their unit's (see :meth:`_crossing`).
     skip_columns = True
     # Set by ``run``: the float layers, the current layer's vertex state and face codes, and each face's region

@@ -408,7 +408,13 @@ class Mesh3D(Mesh):
         first, second = owner[other], last[face[other]]
         return np.stack([np.minimum(first, second), np.maximum(first, second)], axis=1)
 
+    def _cell_planes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per cell and face, in cell order: the cell and the face's plane (a line id)."""
+        self._compact()
+        owner = np.arange(self.nf, dtype=np.int64).repeat(self.clen[:self.nf])
+        return owner, self.fplane[self.cf[:self.ctop]]
+
     def _face_geometry(self, patterns: np.ndarray):
-        from polyregions.regions._mesh.cells_3d import cell_geometry
+        from polyregions.regions._mesh.cells import cell_geometry
 
         return cell_geometry(self, patterns)

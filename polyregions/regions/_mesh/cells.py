@@ -1,5 +1,5 @@
-"""The exact geometry of the 3-D mesh's cells: their inequalities (one per plane of their faces) and an exact
-point strictly inside each."""
+"""The exact geometry of the cells of a mesh of dimension 3 and up: their inequalities (one per plane of their
+facets) and an exact point strictly inside each."""
 
 from __future__ import annotations
 
@@ -15,17 +15,17 @@ from polyregions.regions._mesh.support import KEY, MeshError, distinct
 if TYPE_CHECKING:
     from polyregions.exact.linalg import Matrix, Vector
     from polyregions.regions._mesh.mesh_3d import Mesh3D
+    from polyregions.regions._mesh.mesh_nd import MeshND
 
 __all__ = ["cell_geometry"]
 
 
-def cell_geometry(mesh: "Mesh3D", patterns: np.ndarray) -> list[tuple["Matrix", "Vector", "Vector"]]:
-    """Every cell's exact inequalities ``A t <= b`` (a row per distinct plane of its faces, faces on one plane
+def cell_geometry(mesh: "Mesh3D | MeshND", patterns: np.ndarray) -> list[tuple["Matrix", "Vector", "Vector"]]:
+    """Every cell's exact inequalities ``A t <= b`` (a row per distinct plane of its facets, facets on one plane
     giving one row) and an exact interior point."""
-    mesh._compact()
     nf = mesh.nf
-    owner = np.arange(nf, dtype=np.int64).repeat(mesh.clen[:nf])
-    key = distinct(owner * KEY + mesh.fplane[mesh.cf[:mesh.ctop]])
+    owner, planes = mesh._cell_planes()
+    key = distinct(owner * KEY + planes)
     run_cells, run_planes = key // KEY, key % KEY
     mesh._ensure_lines(distinct(run_planes))
     above = mesh._line_sides(run_planes, run_cells, patterns)
@@ -51,12 +51,13 @@ def _strictly_inside(points: np.ndarray, r: np.ndarray, run_cells: np.ndarray, i
                      cells: np.ndarray) -> np.ndarray:
     """Whether each cell's candidate point (doubles) satisfies each of its rows strictly, for the cells in the
     mask ``cells``: proven in floating point (the rows' integers rounded to doubles, four products and three sums:
-    within ``gamma_8`` of the sum of the terms' magnitudes), else checked with integers."""
+    within ``gamma_{2k+2}`` of the sum of the terms' magnitudes in dimension ``k``), else checked with integers."""
     p = points[run_cells]
+    k = p.shape[1]
     with np.errstate(all="ignore"):
-        terms = r[:, :3] * p
-        value = terms.sum(axis=1) - r[:, 3]
-        bound = gamma(8) * (np.abs(terms).sum(axis=1) + np.abs(r[:, 3])) * safety(4)
+        terms = r[:, :k] * p
+        value = terms.sum(axis=1) - r[:, k]
+        bound = gamma(2 * k + 2) * (np.abs(terms).sum(axis=1) + np.abs(r[:, k])) * safety(4)
         proven = value < -bound
     ok = np.isfinite(points).all(axis=1) & cells
     unsure = np.flatnonzero(~proven & ok[run_cells])
@@ -73,21 +74,22 @@ def _strictly_inside(points: np.ndarray, r: np.ndarray, run_cells: np.ndarray, i
     return ok
 
 
-def _interior_points(mesh: "Mesh3D", run_cells, code_of_run, integers) -> list[tuple[Fraction, ...]]:
+def _interior_points(mesh: "Mesh3D | MeshND", run_cells, code_of_run, integers) -> list[tuple[Fraction, ...]]:
     """An exact point strictly inside every cell: the mean of its vertices' approximate points rounded to a grid of
     powers of two finer than its (approximate) inradius, or that mean unrounded, when a check proves it inside;
-    else the exact mean of its vertices (inside: the vertices of a 3-D polytope are not coplanar)."""
-    nf = mesh.nf
+    else the exact mean of its vertices (inside: the vertices of a full-dimensional polytope do not lie on one of
+    its facets)."""
+    nf, k = mesh.nf, mesh.k
     cells = np.arange(nf, dtype=np.int64)
     verts, counts = mesh._cell_vertices(cells)
     starts = counts.cumsum() - counts
-    floats = np.array([[_to_double(v) for v in row] for row in integers], dtype=np.float64).reshape(-1, 4)
+    floats = np.array([[_to_double(v) for v in row] for row in integers], dtype=np.float64).reshape(-1, k + 1)
     r = floats[code_of_run]
     runs = np.bincount(run_cells, minlength=nf)
     run_starts = runs.cumsum() - runs
     with np.errstate(all="ignore"):
         centre = np.add.reduceat(mesh.xyz[verts], starts, axis=0) / counts[:, None]
-        slack = (r[:, 3] - (r[:, :3] * centre[run_cells]).sum(axis=1)) / np.sqrt((r[:, :3] ** 2).sum(axis=1))
+        slack = (r[:, k] - (r[:, :k] * centre[run_cells]).sum(axis=1)) / np.sqrt((r[:, :k] ** 2).sum(axis=1))
         radius = np.minimum.reduceat(slack, run_starts)
         step = np.exp2(np.floor(np.log2(radius)) - 2)
         rounded = np.round(centre / step[:, None]) * step[:, None]
@@ -111,7 +113,7 @@ def _interior_points(mesh: "Mesh3D", run_cells, code_of_run, integers) -> list[t
         for c, point in zip((pairs // KEY).tolist(), homogeneous):
             by_cell.setdefault(c, []).append(point)
         for c, corner in by_cell.items():
-            mean = tuple(sum(Fraction(p[d], p[3]) for p in corner) / len(corner) for d in range(3))
+            mean = tuple(sum(Fraction(p[d], p[k]) for p in corner) / len(corner) for d in range(k))
             start, end = int(run_starts[c]), int(run_starts[c] + runs[c])
             for run in range(start, end):
                 *a, bound_ = integers[int(code_of_run[run])]
