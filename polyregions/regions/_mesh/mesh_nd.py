@@ -213,6 +213,8 @@ class MeshND(Mesh):
             codes[:n] = self._codes(r, np.arange(n, dtype=np.int64), 0)
             self.codes.append(codes.view(np.int8))
         self.code = self.codes[self.k]
+        layer = self.layers[q]
+        self.hyperplanes = layer.width * len(layer.activation.breakpoints)  # the columns of S that are hyperplanes
 
     def _status(self, r: int, faces: np.ndarray, h: int) -> np.ndarray:
         """The faces' sides of hyperplane ``h``: the OR of their vertices' (``ON`` when all lie on it)."""
@@ -336,7 +338,7 @@ class MeshND(Mesh):
         self.code = self.codes[k]
         self.code[new_cells] = self.code[cells]
         self.code[cells, h], self.code[new_cells, h] = ABOVE, BELOW
-        if h + 1 >= self.code.shape[1]:
+        if h + 1 == self.hyperplanes:  # the layer's last: no code is read again
             return
         word = (h + 1) // 8
         for r in range(1, k + 1):
