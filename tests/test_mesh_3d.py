@@ -15,38 +15,11 @@ from polyregions.networks import activations as act
 from polyregions.networks.initializers import he_normal
 from polyregions.networks.network import Network
 from polyregions.regions import domains as dom
-from polyregions.regions._general.refine import refine
 from polyregions.regions._mesh import refine_mesh, vertex_sides
 from polyregions.testing import assert_complexes_equal
+from tests.mesh_checks import relu_layers, same_as_general
 
 CUBE = dom.box([-1, -1, -1], [1, 1, 1])
-
-
-def _same_as_general(net, domain, *, volumes=False):
-    mesh = refine_mesh(net, domain)
-    assert mesh.exact and mesh.engine == "mesh"
-    general = refine(net, domain)
-    assert_complexes_equal(mesh, general)
-    assert len(mesh.linear_regions) == len(general.linear_regions)
-    assert len(mesh.adjacency) == len(general.adjacency)
-    restricted = net.restrict(domain.origin, domain.directions)
-    for region in mesh.regions:
-        assert region.contains_strictly(region.interior_point)
-        assert restricted.pattern(region.interior_point) == region.pattern
-    if volumes:
-        assert sum(region.polytope.volume() for region in mesh.regions) == domain.volume()
-    return mesh
-
-
-def _layers(dims, weights):
-    """A ReLU network from flat lists of integers (or Fractions), layer by layer."""
-    layers, at = [], 0
-    for n_in, n_out in zip(dims, dims[1:]):
-        W = [weights[at + i * (n_in + 1):at + i * (n_in + 1) + n_in] for i in range(n_out)]
-        b = [weights[at + i * (n_in + 1) + n_in] for i in range(n_out)]
-        at += n_out * (n_in + 1)
-        layers.append((W, b, act.relu()))
-    return Network.from_layers(dims[0], layers)
 
 
 @st.composite
@@ -56,29 +29,29 @@ def integer_networks(draw, low=-2, high=2):
     dims = [3] + widths
     count = sum((a + 1) * b for a, b in zip(dims, dims[1:]))
     weights = draw(st.lists(st.integers(low, high), min_size=count, max_size=count))
-    return _layers(dims, weights)
+    return relu_layers(dims, weights)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(integer_networks())
 def test_integer_weight_networks_match_the_general_engine(net):
-    _same_as_general(net, CUBE)
+    same_as_general(net, CUBE)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(integer_networks(-1, 1))
 def test_cells_tile_the_box_exactly(net):
-    _same_as_general(net, dom.box([0, -1, -1], [1, 1, 2]), volumes=True)
+    same_as_general(net, dom.box([0, -1, -1], [1, 1, 2]), volumes=True)
 
 
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.integers(1, 6), min_size=1, max_size=3), st.integers(0, 2 ** 16))
 def test_he_normal_networks_match_the_general_engine(widths, seed):
-    _same_as_general(he_normal([3] + widths, seed=seed, bias_std=0.3), CUBE)
+    same_as_general(he_normal([3] + widths, seed=seed, bias_std=0.3), CUBE)
 
 
 def test_a_deeper_he_normal_network():
-    mesh = _same_as_general(he_normal([3, 8, 8, 8], seed=3), CUBE)
+    mesh = same_as_general(he_normal([3, 8, 8, 8], seed=3), CUBE)
     assert len(mesh) > 300
 
 
@@ -88,39 +61,39 @@ def test_planes_through_corners_edges_and_faces_of_the_box():
     rows = [[1, 1, 1], [1, -1, 0], [0, 0, 1], [1, 0, 0], [1, 0, 0], [-1, 0, 0], [1, 1, 0]]
     net = Network.from_layers(3, [(rows, [-1, 0, -1, 0, 0, 0, 0], act.relu()),
                                   ([[1, -1, 1, 1, 0, 1, -1]], [0], act.relu())])
-    _same_as_general(net, CUBE, volumes=True)
+    same_as_general(net, CUBE, volumes=True)
 
 
 def test_parallel_coincident_and_dead_units():
     rows = [[1, 0, 0], [1, 0, 0], [2, 0, 0], [1, 0, 0], [0, 0, 0], [0, 1, 0]]
     net = Network.from_layers(3, [(rows, [0, 0, 0, Fraction(1, 2), 1, 0], act.relu()),
                                   ([[1, -1, 0, 0, 0, 1], [0, 0, 0, 0, 0, 0]], [0, -1], act.relu())])
-    _same_as_general(net, CUBE, volumes=True)
+    same_as_general(net, CUBE, volumes=True)
 
 
 def test_a_dead_layer_leaves_one_region():
     net = Network.from_layers(3, [([[1, 2, 3]], [-100], act.relu()), ([[1]], [1], act.relu())])
-    assert len(_same_as_general(net, CUBE)) == 1
+    assert len(same_as_general(net, CUBE)) == 1
 
 
 def test_polytope_domains_and_slices():
     # A tetrahedron, an octahedron cut by a redundant row, and a 3-D slice of a 4-D input.
     net3 = he_normal([3, 5, 5], seed=1, bias_std=0.2)
     tetra = dom.polytope_domain([[-1, 0, 0], [0, -1, 0], [0, 0, -1], [1, 1, 1]], [1, 1, 1, 1])
-    _same_as_general(net3, tetra, volumes=True)
+    same_as_general(net3, tetra, volumes=True)
     octa_rows = [[sx, sy, sz] for sx in (1, -1) for sy in (1, -1) for sz in (1, -1)] + [[1, 0, 0], [2, 2, 2]]
     octa = dom.polytope_domain(octa_rows, [1] * 8 + [5, 2])
-    _same_as_general(net3, octa, volumes=True)
+    same_as_general(net3, octa, volumes=True)
     net4 = he_normal([4, 6, 6], seed=2, bias_std=0.2)
     cut = dom.slice_domain([0, 0, 0, 0], [[1, 0, 0, 1], [0, 1, 0, 0], [0, 0, 1, Fraction(1, 3)]], [-1, -1, -1],
                            [1, 1, 1])
-    _same_as_general(net4, cut)
+    same_as_general(net4, cut)
 
 
 def test_activations_with_several_breakpoints():
     net = Network.from_layers(3, [([[1, 1, 0], [0, 1, -1], [1, 0, 1]], [0, Fraction(1, 3), 0], act.hardtanh()),
                                   ([[1, -1, 1]], [0], act.hardtanh())])
-    _same_as_general(net, CUBE, volumes=True)
+    same_as_general(net, CUBE, volumes=True)
 
 
 def test_deciding_every_sign_exactly_gives_the_same_complex(monkeypatch):

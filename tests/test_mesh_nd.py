@@ -18,41 +18,14 @@ from polyregions.networks import activations as act
 from polyregions.networks.initializers import he_normal
 from polyregions.networks.network import Network
 from polyregions.regions import domains as dom
-from polyregions.regions._general.refine import refine
 from polyregions.regions._mesh import engine, refine_mesh, vertex_sides
 from polyregions.regions._mesh.mesh_nd import MeshND
 from polyregions.testing import assert_complexes_equal
+from tests.mesh_checks import relu_layers, same_as_general
 
 
 def _cube(k, low=-1, high=1):
     return dom.box([low] * k, [high] * k)
-
-
-def _same_as_general(net, domain, *, volumes=False):
-    mesh = refine_mesh(net, domain)
-    assert mesh.exact and mesh.engine == "mesh"
-    general = refine(net, domain)
-    assert_complexes_equal(mesh, general)
-    assert len(mesh.linear_regions) == len(general.linear_regions)
-    assert len(mesh.adjacency) == len(general.adjacency)
-    restricted = net.restrict(domain.origin, domain.directions)
-    for region in mesh.regions:
-        assert region.contains_strictly(region.interior_point)
-        assert restricted.pattern(region.interior_point) == region.pattern
-    if volumes:
-        assert sum(region.polytope.volume() for region in mesh.regions) == domain.volume()
-    return mesh
-
-
-def _layers(dims, weights):
-    """A ReLU network from flat lists of integers, layer by layer."""
-    layers, at = [], 0
-    for n_in, n_out in zip(dims, dims[1:]):
-        W = [weights[at + i * (n_in + 1):at + i * (n_in + 1) + n_in] for i in range(n_out)]
-        b = [weights[at + i * (n_in + 1) + n_in] for i in range(n_out)]
-        at += n_out * (n_in + 1)
-        layers.append((W, b, act.relu()))
-    return Network.from_layers(dims[0], layers)
 
 
 @st.composite
@@ -63,31 +36,31 @@ def integer_networks(draw, k, low=-1, high=1):
     dims = [k] + widths
     count = sum((a + 1) * b for a, b in zip(dims, dims[1:]))
     weights = draw(st.lists(st.integers(low, high), min_size=count, max_size=count))
-    return _layers(dims, weights)
+    return relu_layers(dims, weights)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(integer_networks(4))
 def test_integer_weight_networks_in_4d_match_the_general_engine(net):
-    _same_as_general(net, _cube(4))
+    same_as_general(net, _cube(4))
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(integer_networks(5))
 def test_integer_weight_networks_in_5d_match_the_general_engine(net):
-    _same_as_general(net, _cube(5))
+    same_as_general(net, _cube(5))
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(integer_networks(4, -2, 2))
 def test_cells_tile_the_box_exactly(net):
-    _same_as_general(net, dom.box([0, -1, -1, 0], [1, 1, 2, 1]), volumes=True)
+    same_as_general(net, dom.box([0, -1, -1, 0], [1, 1, 2, 1]), volumes=True)
 
 
 @settings(max_examples=15, deadline=None)
 @given(st.integers(4, 5), st.lists(st.integers(1, 5), min_size=1, max_size=2), st.integers(0, 2 ** 16))
 def test_he_normal_networks_match_the_general_engine(k, widths, seed):
-    _same_as_general(he_normal([k] + widths, seed=seed, bias_std=0.3), _cube(k))
+    same_as_general(he_normal([k] + widths, seed=seed, bias_std=0.3), _cube(k))
 
 
 def test_a_generic_arrangement_has_zaslavskys_count():
@@ -104,12 +77,12 @@ def test_hyperplanes_through_faces_of_every_rank_of_the_box():
     rows = [[1, 1, 1, 1], [1, -1, 0, 0], [0, 0, 0, 1], [1, 0, 0, 0], [1, 0, 0, 0], [-1, 0, 0, 0], [1, 1, 0, 0]]
     net = Network.from_layers(4, [(rows, [-2, 0, -1, 0, 0, 0, 0], act.relu()),
                                   ([[1, -1, 1, 1, 0, 1, -1], [0, 1, 0, -1, 1, 0, 1]], [0, 0], act.relu())])
-    _same_as_general(net, _cube(4), volumes=True)
+    same_as_general(net, _cube(4), volumes=True)
 
 
 def test_a_dead_layer_leaves_one_region():
     net = Network.from_layers(4, [([[1, 2, 3, 4]], [-100], act.relu()), ([[1]], [1], act.relu())])
-    assert len(_same_as_general(net, _cube(4))) == 1
+    assert len(same_as_general(net, _cube(4))) == 1
 
 
 def test_polytope_domains_and_slices():
@@ -117,20 +90,20 @@ def test_polytope_domains_and_slices():
     net = he_normal([4, 5, 4], seed=1, bias_std=0.2)
     simplex = dom.polytope_domain([[-1, 0, 0, 0], [0, -1, 0, 0], [0, 0, -1, 0], [0, 0, 0, -1], [1, 1, 1, 1]],
                                   [1, 1, 1, 1, 1])
-    _same_as_general(net, simplex, volumes=True)
+    same_as_general(net, simplex, volumes=True)
     signs = [(a, b, c, d) for a in (1, -1) for b in (1, -1) for c in (1, -1) for d in (1, -1)]
     cross = dom.polytope_domain([list(s) for s in signs] + [[3, 3, 3, 3]], [1] * 16 + [5])
-    _same_as_general(net, cross, volumes=True)
+    same_as_general(net, cross, volumes=True)
     wide = he_normal([6, 5, 5], seed=2, bias_std=0.2)
     cut = dom.slice_domain([0] * 6, [[1, 0, 0, 0, 1, 0], [0, 1, 0, 0, 0, -1], [0, 0, 1, 0, Fraction(1, 3), 0],
                                      [0, 0, 0, 1, 0, 1]], [-1] * 4, [1] * 4)
-    _same_as_general(wide, cut)
+    same_as_general(wide, cut)
 
 
 def test_activations_with_several_breakpoints():
     net = Network.from_layers(4, [([[1, 1, 0, 0], [0, 1, -1, 1], [1, 0, 1, -1]], [0, Fraction(1, 3), 0],
                                    act.hardtanh()), ([[1, -1, 1]], [0], act.hardtanh())])
-    _same_as_general(net, _cube(4), volumes=True)
+    same_as_general(net, _cube(4), volumes=True)
 
 
 def test_deciding_every_sign_exactly_gives_the_same_complex(monkeypatch):
@@ -145,7 +118,7 @@ def test_the_face_lattice_mesh_gives_the_2d_and_3d_meshes_complexes(monkeypatch,
     # A He-normal network, and small integer weights (hyperplanes through corners and along edges).
     dims = [k, 4, 3]
     count = sum((a + 1) * b for a, b in zip(dims, dims[1:]))
-    nets = [he_normal([k, 8, 8, 8], seed=4), _layers(dims, [(7 * i) % 5 - 2 for i in range(count)])]
+    nets = [he_normal([k, 8, 8, 8], seed=4), relu_layers(dims, [(7 * i) % 5 - 2 for i in range(count)])]
     meshes = [refine_mesh(net, _cube(k)) for net in nets]
     monkeypatch.setattr(engine, "_mesh_class", lambda dim: MeshND)
     for net, mesh in zip(nets, meshes):

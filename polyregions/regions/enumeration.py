@@ -39,7 +39,7 @@ def enumerate_regions(network: "Network | GraphNetwork", domain: "Domain", *, en
         dimension 3 to :data:`MESH_DIMENSIONS` of a :class:`~polyregions.networks.network.Network` (a graph
         network's regions there may be unions of its rewriting's cells, which those meshes do not merge), and the
         LP-certified engine otherwise; both return the same complex. The mesh holds every face of the complex,
-        whose number grows about as ``3^k`` per region in dimension ``k``: beyond 6 the LP engine's memory is the
+        whose number per region grows exponentially with the dimension: beyond 6 the LP engine's memory is the
         better trade.
     backend : {"highs", "exact", "cvxpy"}, keyword-only
         The solver the LP engine starts each linear program with (every answer is certified exactly).

@@ -30,7 +30,7 @@ def refine_mesh(network: "Network", domain: "Domain", *, progress: bool = False)
     network : Network
     domain : Domain
         A bounded domain of any dimension: a segment, a polygon, a polytope, a box or a slice. The mesh holds the
-        complex's whole face lattice, whose size per region grows about as ``3^k`` in dimension ``k``.
+        complex's whole face lattice, whose size per region grows exponentially with the dimension.
     progress : bool, keyword-only
         Show a progress bar over the neurons' breakpoints (on a terminal).
 

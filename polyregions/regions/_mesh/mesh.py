@@ -36,6 +36,7 @@ from polyregions.regions._mesh.support import (
     ABOVE,
     BELOW,
     ComputedOnce,
+    distinct,
     grow,
     padded,
     unproven_rows,
@@ -68,6 +69,7 @@ class Mesh(VertexSides, RegionMaps, ABC):
     # Set by the subclasses' ``_initial_mesh``: vertices and faces used, and the domain's corners (exact).
     nv: int
     nf: int
+    points_cache: dict[int, tuple[int, ...]]  # the exact points of vertices, once computed
     corner_points: Sequence[Vector]
     vline: np.ndarray  # the lines (planes) each vertex lies on: one column per dimension
     #: Whether the last layer's new vertices skip the columns before their unit's (see :meth:`_crossing`).
@@ -123,6 +125,20 @@ class Mesh(VertexSides, RegionMaps, ABC):
     @abstractmethod
     def _homogeneous(self, vertices: np.ndarray) -> Sequence[tuple[int, ...]]:
         """Exact homogeneous integer coordinates ``(X_1, ..., X_k, W)``, ``W > 0``, of the given vertices."""
+
+    def _cached_points(self, vertices: np.ndarray,
+                       meet: Callable[[int, list], tuple[int, ...]]) -> list[tuple[int, ...]]:
+        """:meth:`_homogeneous` where each vertex is where its lines (planes) meet: ``meet(v, rows)`` from the
+        exact rows ``(a_1, ..., a_k, c)`` (``a . t + c = 0``) of vertex ``v``'s lines, computed once per vertex."""
+        self._ensure_lines(distinct(self.vline[vertices]))
+        out = []
+        cache, rows = self.points_cache, self.line_rows
+        for v, lines in zip(vertices.tolist(), self.vline[vertices].tolist()):
+            point = cache.get(v)
+            if point is None:
+                point = cache[v] = meet(v, [rows[line] for line in lines])
+            out.append(point)
+        return out
 
     @abstractmethod
     def _face_of_vertex(self) -> np.ndarray:

@@ -42,6 +42,16 @@ class Runs(NamedTuple):
     run_start: np.ndarray    # which pool positions start a run
 
 
+def _meet(v: int, rows: list) -> tuple[int, int, int]:
+    """Where the two lines ``a . t + c = 0`` of vertex ``v`` meet (Cramer's rule on integers)."""
+    (a1, a2, c), (b1, b2, d) = rows
+    W = a1 * b2 - a2 * b1
+    if W == 0:
+        raise MeshError(f"vertex {v} lies on two parallel lines")
+    X, Y = a2 * d - c * b2, c * b1 - a1 * d
+    return (X, Y, W) if W > 0 else (-X, -Y, -W)
+
+
 class Mesh2D(Mesh):
     """Faces are counter-clockwise vertex cycles in a pool (``fstart``, ``flen``); ``pl[i]`` is the line of the
     edge from ``pv[i]`` to the next vertex of its cycle. Every vertex is the meeting point of two lines."""
@@ -61,27 +71,12 @@ class Mesh2D(Mesh):
         self.ptop = n
         self.fstart = grow(np.array([0], dtype=np.int64), 64)
         self.flen = grow(np.array([n], dtype=np.int64), 64)
-        self.points_cache: dict[int, tuple[int, int, int]] = {}
+        self.points_cache = {}
         self.xy = grow(doubles(corners)[0], 64)
 
-    def _homogeneous(self, vertices: np.ndarray) -> list[tuple[int, int, int]]:
+    def _homogeneous(self, vertices: np.ndarray) -> list[tuple[int, ...]]:
         """Exact ``(X, Y, W)`` with ``W > 0`` and the vertex at ``(X / W, Y / W)``."""
-        self._ensure_lines(distinct(self.vline[vertices]))
-        out = []
-        cache, rows = self.points_cache, self.line_rows
-        for v, (l1, l2) in zip(vertices.tolist(), self.vline[vertices].tolist()):
-            point = cache.get(v)
-            if point is None:
-                a1, a2, c = rows[l1]
-                b1, b2, d = rows[l2]
-                W = a1 * b2 - a2 * b1
-                if W == 0:
-                    raise MeshError(f"vertex {v} lies on two parallel lines {l1}, {l2}")
-                X, Y = a2 * d - c * b2, c * b1 - a1 * d
-                point = (X, Y, W) if W > 0 else (-X, -Y, -W)
-                cache[v] = point
-            out.append(point)
-        return out
+        return self._cached_points(vertices, _meet)
 
     def _face_of_vertex(self) -> np.ndarray:
         """A face holding each vertex (of the compacted pool)."""

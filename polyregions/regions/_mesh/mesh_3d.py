@@ -58,6 +58,19 @@ def _distinct_by_slots(values: np.ndarray, slot: np.ndarray) -> tuple[np.ndarray
     return one, slot[values]
 
 
+def _meet(v: int, rows: list) -> tuple[int, int, int, int]:
+    """Where the three planes ``a . t + c = 0`` of vertex ``v`` meet (Cramer's rule on integers)."""
+    (a1, a2, a3, c1), (b1, b2, b3, c2), (d1, d2, d3, c3) = rows
+    W = a1 * (b2 * d3 - b3 * d2) - a2 * (b1 * d3 - b3 * d1) + a3 * (b1 * d2 - b2 * d1)
+    if W == 0:
+        raise MeshError(f"vertex {v} lies on three dependent planes")
+    # t = -M^-1 c: each coordinate a determinant with -c in its column.
+    X = -(c1 * (b2 * d3 - b3 * d2) - a2 * (c2 * d3 - b3 * c3) + a3 * (c2 * d2 - b2 * c3))
+    Y = -(a1 * (c2 * d3 - b3 * c3) - c1 * (b1 * d3 - b3 * d1) + a3 * (b1 * c3 - c2 * d1))
+    Z = -(a1 * (b2 * c3 - c2 * d2) - a2 * (b1 * c3 - c2 * d1) + c1 * (b1 * d2 - b2 * d1))
+    return (X, Y, Z, W) if W > 0 else (-X, -Y, -Z, -W)
+
+
 class Mesh3D(Mesh):
     """Cells are lists of faces in a pool (``cstart``, ``clen``, ``cf``), faces lists of edges in another
     (``fstart``, ``flen``, ``fe``) with the plane ``fplane`` (a line id) they lie on; edge ``e`` joins vertices
@@ -91,32 +104,14 @@ class Mesh3D(Mesh):
         self.cstart = grow(np.zeros(1, dtype=np.int64), 64)
         self.clen = grow(np.array([self.n2], dtype=np.int64), 64)
         self.ctop = self.n2
-        self.points_cache: dict[int, tuple[int, int, int, int]] = {}
+        self.points_cache = {}
         self._slot = np.empty(64, dtype=np.int64)
 
     # exact points ---------------------------------------------------------------------------------------------
 
-    def _homogeneous(self, vertices: np.ndarray) -> list[tuple[int, int, int, int]]:
-        """Exact ``(X, Y, Z, W)`` with ``W > 0`` and the vertex at ``(X, Y, Z) / W``: where its three planes
-        ``a . t + c = 0`` meet (Cramer's rule on integers)."""
-        self._ensure_lines(distinct(self.vline[vertices]))
-        out = []
-        cache, rows = self.points_cache, self.line_rows
-        for v, planes in zip(vertices.tolist(), self.vline[vertices].tolist()):
-            point = cache.get(v)
-            if point is None:
-                (a1, a2, a3, c1), (b1, b2, b3, c2), (d1, d2, d3, c3) = (rows[p] for p in planes)
-                W = a1 * (b2 * d3 - b3 * d2) - a2 * (b1 * d3 - b3 * d1) + a3 * (b1 * d2 - b2 * d1)
-                if W == 0:
-                    raise MeshError(f"vertex {v} lies on three dependent planes {planes}")
-                # t = -M^-1 c: each coordinate a determinant with -c in its column.
-                X = -(c1 * (b2 * d3 - b3 * d2) - a2 * (c2 * d3 - b3 * c3) + a3 * (c2 * d2 - b2 * c3))
-                Y = -(a1 * (c2 * d3 - b3 * c3) - c1 * (b1 * d3 - b3 * d1) + a3 * (b1 * c3 - c2 * d1))
-                Z = -(a1 * (b2 * c3 - c2 * d2) - a2 * (b1 * c3 - c2 * d1) + c1 * (b1 * d2 - b2 * d1))
-                point = (X, Y, Z, W) if W > 0 else (-X, -Y, -Z, -W)
-                cache[v] = point
-            out.append(point)
-        return out
+    def _homogeneous(self, vertices: np.ndarray) -> list[tuple[int, ...]]:
+        """Exact ``(X, Y, Z, W)`` with ``W > 0`` and the vertex at ``(X, Y, Z) / W``."""
+        return self._cached_points(vertices, _meet)
 
     # pools ----------------------------------------------------------------------------------------------------
 

@@ -44,6 +44,17 @@ _CROSSED = ABOVE | BELOW
 _NO_CODES = np.zeros((0, 8), dtype=np.int8)
 
 
+def _meet(v: int, rows: list) -> tuple[int, ...]:
+    """Where the ``k`` planes ``a . t + c = 0`` of vertex ``v`` meet."""
+    try:
+        x = fmpz_mat([row[:-1] for row in rows]).solve(fmpz_mat([[-row[-1]] for row in rows]))
+    except ZeroDivisionError:
+        raise MeshError(f"vertex {v} lies on {len(rows)} dependent planes") from None
+    fractions = [(int(value.p), int(value.q)) for value in x.entries()]
+    W = math.lcm(*(d for _, d in fractions))
+    return (*(n * (W // d) for n, d in fractions), W)
+
+
 class MeshND(Mesh):
     """Faces of rank ``r = 1 .. k`` list their facets in a pool per rank (``offset[r]``, ``length[r]``,
     ``pool[r]`` used up to ``top[r]``; ``size[r]`` faces, ``size[k]`` being ``nf`` and the vertices ``nv``); an
@@ -85,7 +96,7 @@ class MeshND(Mesh):
                 self.planes.append(grow(np.array([lines(rows) for _, rows in domain.faces[r - 1]], dtype=np.int64)
                                         .reshape(len(lists), k - r), 64))
         self.nf = 1
-        self.points_cache: dict[int, tuple[int, ...]] = {}
+        self.points_cache = {}
         self._slot = np.empty(64, dtype=np.int64)
 
     def _count(self, r: int) -> int:
@@ -94,25 +105,8 @@ class MeshND(Mesh):
     # exact points ---------------------------------------------------------------------------------------------
 
     def _homogeneous(self, vertices: np.ndarray) -> list[tuple[int, ...]]:
-        """Exact ``(X_1, ..., X_k, W)`` with ``W > 0`` and the vertex at ``X / W``: where its ``k`` planes
-        ``a . t + c = 0`` meet."""
-        self._ensure_lines(distinct(self.vline[vertices]))
-        out = []
-        cache, rows = self.points_cache, self.line_rows
-        for v, planes in zip(vertices.tolist(), self.vline[vertices].tolist()):
-            point = cache.get(v)
-            if point is None:
-                system = [rows[p] for p in planes]
-                try:
-                    x = fmpz_mat([row[:-1] for row in system]).solve(fmpz_mat([[-row[-1]] for row in system]))
-                except ZeroDivisionError:
-                    raise MeshError(f"vertex {v} lies on {len(planes)} dependent planes {planes}") from None
-                fractions = [(int(value.p), int(value.q)) for value in x.entries()]
-                W = math.lcm(*(d for _, d in fractions))
-                point = (*(n * (W // d) for n, d in fractions), W)
-                cache[v] = point
-            out.append(point)
-        return out
+        """Exact ``(X_1, ..., X_k, W)`` with ``W > 0`` and the vertex at ``X / W``."""
+        return self._cached_points(vertices, _meet)
 
     # pools ----------------------------------------------------------------------------------------------------
 
@@ -234,7 +228,7 @@ class MeshND(Mesh):
         # crossed face its facets with their sides (and, for the crossed ones, their position among their rank's).
         crossed: list[np.ndarray] = [np.zeros(0, dtype=np.int64)] * (k + 1)
         holder: list[np.ndarray] = [np.zeros(0, dtype=np.int64)] * (k + 1)
-        listed: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = [None] * (k + 1)  # type: ignore
+        listed: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
         crossed[k], holder[k] = cells, np.arange(cells.size, dtype=np.int64)
         for r in range(k, 1, -1):
             entries, at = self._facets(r, crossed[r])

@@ -9,8 +9,9 @@ from itertools import combinations
 from typing import NamedTuple, Sequence
 
 from polyregions.errors import InvalidInputError
+from polyregions.regions._mesh.polytope_lattice import distinct_planes
 
-__all__ = ["PolytopeMesh", "polytope_mesh", "polytope_vertices"]
+__all__ = ["PolytopeMesh", "polytope_mesh"]
 
 Point = tuple[Fraction, Fraction, Fraction]
 
@@ -28,25 +29,6 @@ class PolytopeMesh(NamedTuple):
 def _det3(a: Sequence[Fraction], b: Sequence[Fraction], c: Sequence[Fraction]) -> Fraction:
     return (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0])
             + a[2] * (b[0] * c[1] - b[1] * c[0]))
-
-
-def _planes(A, b) -> list[int]:
-    """The first row of every distinct plane (rows that are positive multiples of each other bound the same
-    half-space); a row with a zero normal must hold everywhere (``0 <= b``)."""
-    first: dict[tuple[Fraction, ...], int] = {}
-    for i, (a, bi) in enumerate(zip(A, b)):
-        scale = max(abs(v) for v in a)
-        if scale == 0:
-            if bi < 0:
-                raise InvalidInputError("refine_mesh: expected a bounded three-dimensional polytope, got an empty one")
-            continue
-        first.setdefault((*(v / scale for v in a), bi / scale), i)
-    return sorted(first.values())
-
-
-def polytope_vertices(A, b) -> list[Point]:
-    """The vertices of the bounded polytope ``A t <= b`` in ``R^3``: feasible crossings of three rows (sorted)."""
-    return _vertex_rows(A, b, _planes(A, b))[0]
 
 
 def _vertex_rows(A, b, rows: list[int]) -> tuple[list[Point], list[list[int]]]:
@@ -80,7 +62,7 @@ def _independent(A, rows: list[int], count: int) -> tuple[int, ...] | None:
 
 def polytope_mesh(A, b) -> PolytopeMesh:
     """The vertices, edges and facets of the bounded full-dimensional polytope ``A t <= b`` in ``R^3``."""
-    rows = _planes(A, b)
+    rows = distinct_planes(A, b)
     points, tight = _vertex_rows(A, b, rows)
     if len(points) < 4 or all(_det3(*(tuple(p[c] - points[0][c] for c in range(3)) for p in trio)) == 0
                               for trio in combinations(points[1:], 3)):

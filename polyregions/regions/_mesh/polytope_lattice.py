@@ -13,7 +13,7 @@ from flint import fmpq, fmpq_mat
 from polyregions.errors import InvalidInputError
 from polyregions.polyhedra.vertex_enumeration import enumerate_vertices
 
-__all__ = ["PolytopeLattice", "polytope_lattice", "polytope_points"]
+__all__ = ["PolytopeLattice", "polytope_lattice", "polytope_points", "distinct_planes"]
 
 
 class PolytopeLattice(NamedTuple):
@@ -29,7 +29,7 @@ def _matrix(rows: Sequence[Sequence[Fraction]]) -> fmpq_mat:
     return fmpq_mat([[fmpq(v.numerator, v.denominator) for v in row] for row in rows])
 
 
-def _planes(A, b) -> list[int]:
+def distinct_planes(A, b) -> list[int]:
     """The first row of every distinct plane (rows that are positive multiples of each other bound the same
     half-space); a row with a zero normal must hold everywhere (``0 <= b``)."""
     first: dict[tuple[Fraction, ...], int] = {}
@@ -54,7 +54,7 @@ def _vertices(A, b, rows: list[int]) -> tuple[list[tuple[Fraction, ...]], list[l
 
 def polytope_points(A, b) -> list[tuple[Fraction, ...]]:
     """The vertices of the bounded polytope ``A t <= b`` (sorted)."""
-    return _vertices(A, b, _planes(A, b))[0]
+    return _vertices(A, b, distinct_planes(A, b))[0]
 
 
 def _dimension(points: list[tuple[Fraction, ...]]) -> int:
@@ -79,7 +79,7 @@ def _independent(A, rows: Sequence[int], count: int) -> tuple[int, ...]:
 def polytope_lattice(A, b) -> PolytopeLattice:
     """The vertices and faces of every rank of the bounded full-dimensional polytope ``A t <= b``."""
     k = len(A[0])
-    rows = _planes(A, b)
+    rows = distinct_planes(A, b)
     points, tight = _vertices(A, b, rows)
     if len(points) <= k or _dimension(points) < k:
         raise InvalidInputError(f"refine_mesh: expected a bounded {k}-dimensional polytope")
