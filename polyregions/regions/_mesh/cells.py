@@ -50,8 +50,8 @@ def _to_double(value: int) -> float:
 def _strictly_inside(points: np.ndarray, r: np.ndarray, run_cells: np.ndarray, integers, code_of_run,
                      cells: np.ndarray) -> np.ndarray:
     """Whether each cell's candidate point (doubles) satisfies each of its rows strictly, for the cells in the
-    mask ``cells``: proven in floating point (the rows' integers rounded to doubles, four products and three sums:
-    within ``gamma_{2k+2}`` of the sum of the terms' magnitudes in dimension ``k``), else checked with integers."""
+    mask ``cells``: proven in floating point (the rows' integers rounded to doubles, ``k`` products and ``k`` sums
+    in dimension ``k``: within ``gamma_{2k+2}`` of the sum of the terms' magnitudes), else checked with integers."""
     p = points[run_cells]
     k = p.shape[1]
     with np.errstate(all="ignore"):
