@@ -1,5 +1,10 @@
-"""Checks shared by the mesh engine's tests in 3-D and up: the mesh's complex against the general engine's."""
+"""Checks shared by the mesh engine's tests in 3-D and up: the mesh's complex against the general engine's, and
+its export against the independent checker."""
 
+import subprocess
+import sys
+
+import polyregions as pr
 from polyregions.networks import activations as act
 from polyregions.networks.network import Network
 from polyregions.regions._general.refine import refine
@@ -35,3 +40,12 @@ def relu_layers(dims, weights):
         at += n_out * (n_in + 1)
         layers.append((W, b, act.relu()))
     return Network.from_layers(dims[0], layers)
+
+
+def assert_export_verifies(complex_, folder):
+    """The complex's JSON export, written in ``folder``, passes ``python -m proofs_check verify``."""
+    path = folder / "complex.json"
+    pr.write_complex_json(complex_, path)
+    run = subprocess.run([sys.executable, "-m", "proofs_check", "verify", str(path)], capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr

@@ -1,8 +1,6 @@
 """The 3-D mesh engine: the same complex as the general engine on random, integer-weight and degenerate networks in
 boxes and polytopes, cells tiling the domain exactly, exports that the independent checker verifies."""
 
-import subprocess
-import sys
 from fractions import Fraction
 
 import pytest
@@ -17,7 +15,7 @@ from polyregions.networks.network import Network
 from polyregions.regions import domains as dom
 from polyregions.regions._mesh import refine_mesh, vertex_sides
 from polyregions.testing import assert_complexes_equal
-from tests.mesh_checks import relu_layers, same_as_general
+from tests.mesh_checks import assert_export_verifies, relu_layers, same_as_general
 
 CUBE = dom.box([-1, -1, -1], [1, 1, 1])
 
@@ -107,11 +105,7 @@ def test_exports_verify_with_the_independent_checker(tmp_path):
     rows = [[1, 1, 1], [1, -1, 0], [0, 0, 1], [2, 1, 0]]
     net = Network.from_layers(3, [(rows, [-1, 0, Fraction(-1, 2), 0], act.relu()), ([[1, -1, 1, 1]], [0], act.relu())])
     complex_ = refine_mesh(net, CUBE)
-    path = tmp_path / "complex.json"
-    pr.write_complex_json(complex_, path)
-    run = subprocess.run([sys.executable, "-m", "proofs_check", "verify", str(path)], capture_output=True,
-                         text=True, timeout=300)
-    assert run.returncode == 0, run.stdout + run.stderr
+    assert_export_verifies(complex_, tmp_path)
 
 
 @pytest.mark.parametrize("A, b", [

@@ -3,8 +3,6 @@ degenerate networks in boxes, polytopes and slices, cells tiling the domain exac
 arrangement, the same complex as the 2-D and 3-D meshes where those apply, and exports the independent checker
 verifies."""
 
-import subprocess
-import sys
 from fractions import Fraction
 from math import comb
 
@@ -21,7 +19,7 @@ from polyregions.regions import domains as dom
 from polyregions.regions._mesh import engine, refine_mesh, vertex_sides
 from polyregions.regions._mesh.mesh_nd import MeshND
 from polyregions.testing import assert_complexes_equal
-from tests.mesh_checks import relu_layers, same_as_general
+from tests.mesh_checks import assert_export_verifies, relu_layers, same_as_general
 
 
 def _cube(k, low=-1, high=1):
@@ -139,11 +137,7 @@ def test_exports_verify_with_the_independent_checker(tmp_path):
     net = Network.from_layers(4, [(rows, [-1, 0, Fraction(-1, 2), 0], act.relu()),
                                   ([[1, -1, 1, 1]], [0], act.relu())])
     complex_ = refine_mesh(net, _cube(4))
-    path = tmp_path / "complex.json"
-    pr.write_complex_json(complex_, path)
-    run = subprocess.run([sys.executable, "-m", "proofs_check", "verify", str(path)], capture_output=True,
-                         text=True, timeout=300)
-    assert run.returncode == 0, run.stdout + run.stderr
+    assert_export_verifies(complex_, tmp_path)
 
 
 @pytest.mark.parametrize("A, b", [

@@ -37,6 +37,7 @@ from polyregions.regions._mesh.support import (
     BELOW,
     ComputedOnce,
     distinct,
+    distinct_ranks,
     grow,
     padded,
     unproven_rows,
@@ -192,6 +193,13 @@ class Mesh(VertexSides, RegionMaps, ABC):
                 self.lerr[first:first + n, 2] = ((e + fa.breakpoint_errors[bp] + U * np.abs(row[:, 2]) + 2.0 ** -1000)
                                                  * safety(4))
         return np.arange(first, first + n, dtype=np.int64)
+
+    def _cell_lines(self, q: int, unit: int, bp: int, cells: np.ndarray) -> np.ndarray:
+        """Per crossed cell, the line (plane) of breakpoint ``bp`` of ``unit`` of layer ``q`` on its region of the
+        previous layers: one line per region, shared by its cells."""
+        ancestor = self.anc[cells]
+        first_region, region_rank = distinct_ranks(ancestor)
+        return self._add_lines(q, unit, bp, ancestor[first_region])[region_rank]
 
     def _grow_line_rows(self, needed: int) -> None:
         if needed > self.lrow.shape[0]:

@@ -23,7 +23,8 @@ from polyregions.regions._mesh.support import (
     KEY,
     MeshError,
     distinct,
-    distinct_ranks,
+    distinct_by_slots,
+    followed,
     grow,
     ragged,
 )
@@ -35,27 +36,6 @@ __all__ = ["Mesh3D"]
 # array (4x rather than 2x: 5-19% less CPU on He [3,16,16,16], [3,32,32,32] and the bunny). Room never written
 # costs address space only.
 _ROOM = 4
-
-
-def _followed(owner: np.ndarray, values: np.ndarray, extra: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Groups of ``values`` (``owner``: their group, non-decreasing, groups ``0..len(extra)-1``) each followed by
-    its ``extra`` element: the pool and every group's length (one more than its values)."""
-    lengths = np.bincount(owner, minlength=extra.size) + 1
-    out = np.empty(values.size + extra.size, dtype=np.int64)
-    out[np.arange(values.size, dtype=np.int64) + owner] = values  # each earlier group holds one extra element
-    out[lengths.cumsum() - 1] = extra
-    return out, lengths
-
-
-def _distinct_by_slots(values: np.ndarray, slot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """As :func:`~.support.distinct_ranks` (one element of each distinct value, every element's rank), but by
-    writing into ``slot`` (scratch longer than the largest value, any contents) rather than sorting: the
-    distinct values come in no particular order."""
-    positions = np.arange(values.size, dtype=np.int64)
-    slot[values] = positions  # the last element of each value wins
-    one = (slot[values] == positions).nonzero()[0]
-    slot[values[one]] = np.arange(one.size, dtype=np.int64)
-    return one, slot[values]
 
 
 def _meet(v: int, rows: list) -> tuple[int, int, int, int]:
@@ -186,13 +166,10 @@ class Mesh3D(Mesh):
         clen = self.clen[cells]
         cf_face = self.cf[ragged(self.cstart[cells], clen)]
         cf_owner = np.arange(nc, dtype=np.int64).repeat(clen)
-        # The hyperplane's plane on every region of the previous layers it crosses, one line per region.
-        ancestor = self.anc[cells]
-        first_region, region_rank = distinct_ranks(ancestor)
-        hline = self._add_lines(q, unit, bp, ancestor[first_region])[region_rank]  # per crossed cell
+        hline = self._cell_lines(q, unit, bp, cells)
         # The faces of the crossed cells, each once, with one of its cells; their edges and ends' sides.
         self._slot = grow(self._slot, max(self.n2, self.ne))
-        first_face, cf_rank = _distinct_by_slots(cf_face, self._slot)
+        first_face, cf_rank = distinct_by_slots(cf_face, self._slot)
         faces, face_cell = cf_face[first_face], cf_owner[first_face]
         nd = faces.size
         flen = self.flen[faces]
@@ -207,7 +184,7 @@ class Mesh3D(Mesh):
             raise MeshError(f"hyperplane {h} of layer {q}: a face of a crossed cell lies on it")
         # New vertices: one per crossing edge (an edge is listed by each of its faces).
         crossing = (sides == ABOVE | BELOW).nonzero()[0]
-        first_edge, new_rank = _distinct_by_slots(fe_edge[crossing], self._slot)
+        first_edge, new_rank = distinct_by_slots(fe_edge[crossing], self._slot)
         split_edges = fe_edge[crossing[first_edge]]
         nn = split_edges.size
         new_v = self.nv + np.arange(nn, dtype=np.int64)
@@ -280,8 +257,8 @@ class Mesh3D(Mesh):
         upper = np.where(sides == ABOVE, fe_edge, -1)
         lower = np.where(sides == BELOW, fe_edge, -1)
         upper[crossing], lower[crossing] = above_half, below_half
-        pool_a, len_a = _followed(rank[fe_owner[in_crossed & (upper >= 0)]], upper[in_crossed & (upper >= 0)], chords)
-        pool_b, len_b = _followed(rank[fe_owner[in_crossed & (lower >= 0)]], lower[in_crossed & (lower >= 0)], chords)
+        pool_a, len_a = followed(rank[fe_owner[in_crossed & (upper >= 0)]], upper[in_crossed & (upper >= 0)], chords)
+        pool_b, len_b = followed(rank[fe_owner[in_crossed & (lower >= 0)]], lower[in_crossed & (lower >= 0)], chords)
         new_faces = self.n2 + np.arange(ncf, dtype=np.int64)
         base = self._append("fe", "ftop", pool_a, pool_b)
         for name in ("fstart", "flen", "fplane"):
@@ -330,8 +307,8 @@ class Mesh3D(Mesh):
         crossed = side == ABOVE | BELOW
         up = crossed | (side == ABOVE)
         down = crossed | (side == BELOW)
-        pool_a, len_a = _followed(cf_owner[up], cf_face[up], sections)
-        pool_b, len_b = _followed(cf_owner[down], self._below_face[cf_rank[down]], sections)
+        pool_a, len_a = followed(cf_owner[up], cf_face[up], sections)
+        pool_b, len_b = followed(cf_owner[down], self._below_face[cf_rank[down]], sections)
         new_cells = self.nf + np.arange(nc, dtype=np.int64)
         base = self._append("cf", "ctop", pool_a, pool_b)
         for name in ("cstart", "clen", "anc", "code"):

@@ -20,7 +20,6 @@ from flint import fmpz_mat
 
 from polyregions.networks._float_filter import doubles
 from polyregions.regions._mesh.mesh import Mesh
-from polyregions.regions._mesh.mesh_3d import _distinct_by_slots, _followed
 from polyregions.regions._mesh.polytope_lattice import polytope_lattice
 from polyregions.regions._mesh.support import (
     ABOVE,
@@ -29,7 +28,8 @@ from polyregions.regions._mesh.support import (
     ON,
     MeshError,
     distinct,
-    distinct_ranks,
+    distinct_by_slots,
+    followed,
     grow,
     ragged,
 )
@@ -221,9 +221,7 @@ class MeshND(Mesh):
         if cells.size == 0:
             return
         k = self.k
-        ancestor = self.anc[cells]
-        first_region, region_rank = distinct_ranks(ancestor)
-        hline = self._add_lines(q, unit, bp, ancestor[first_region])[region_rank]  # per crossed cell
+        hline = self._cell_lines(q, unit, bp, cells)
         # From the cells down: the crossed faces of every rank, each once with one crossed cell holding it, and per
         # crossed face its facets with their sides (and, for the crossed ones, their position among their rank's).
         crossed: list[np.ndarray] = [np.zeros(0, dtype=np.int64)] * (k + 1)
@@ -237,7 +235,7 @@ class MeshND(Mesh):
             if not side.all():
                 raise MeshError(f"hyperplane {h} of layer {q}: a facet of a crossed face of rank {r} lies on it")
             across = (side == _CROSSED).nonzero()[0]
-            first, position = _distinct_by_slots(entries[across], self._slot)
+            first, position = distinct_by_slots(entries[across], self._slot)
             crossed[r - 1] = entries[across[first]]
             holder[r - 1] = holder[r][at[across[first]]]
             listed[r] = (entries, at, side, position)
@@ -302,8 +300,8 @@ class MeshND(Mesh):
         lowered = entries.copy()
         lowered[crossing] = lower_below[position]
         up, down = side != BELOW, side != ABOVE
-        pool_a, len_a = _followed(at[up], entries[up], sections)
-        pool_b, len_b = _followed(at[down], lowered[down], sections)
+        pool_a, len_a = followed(at[up], entries[up], sections)
+        pool_b, len_b = followed(at[down], lowered[down], sections)
         base = self._append(r, pool_a, pool_b)
         self.offset[r][faces] = base + len_a.cumsum() - len_a
         self.length[r][faces] = len_a

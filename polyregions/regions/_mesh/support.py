@@ -12,7 +12,7 @@ from polyregions._support.runtime import collector_paused
 from polyregions.errors import PolyregionsError
 
 __all__ = ["KEY", "ON", "ABOVE", "BELOW", "UNPROVEN", "SIDE_OF_SIGN", "ragged", "distinct", "distinct_ranks",
-           "unproven_rows", "grow", "padded", "or_rows", "ComputedOnce", "MeshError"]
+           "distinct_by_slots", "followed", "unproven_rows", "grow", "padded", "or_rows", "ComputedOnce", "MeshError"]
 
 #: Key of an unordered pair of vertex ids ``(u, w)``, ``u <= w``: ``u * KEY + w``.
 KEY = np.int64(1) << 31
@@ -72,6 +72,27 @@ def distinct_ranks(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     rank = np.empty(values.size, dtype=np.int64)
     rank[order] = new.cumsum() - 1
     return order[new], rank
+
+
+def followed(owner: np.ndarray, values: np.ndarray, extra: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Groups of ``values`` (``owner``: their group, non-decreasing, groups ``0..len(extra)-1``) each followed by
+    its ``extra`` element: the pool and every group's length (one more than its values)."""
+    lengths = np.bincount(owner, minlength=extra.size) + 1
+    out = np.empty(values.size + extra.size, dtype=np.int64)
+    out[np.arange(values.size, dtype=np.int64) + owner] = values  # each earlier group holds one extra element
+    out[lengths.cumsum() - 1] = extra
+    return out, lengths
+
+
+def distinct_by_slots(values: np.ndarray, slot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """As :func:`distinct_ranks` (one element of each distinct value, every element's rank), but by
+    writing into ``slot`` (scratch longer than the largest value, any contents) rather than sorting: the
+    distinct values come in no particular order."""
+    positions = np.arange(values.size, dtype=np.int64)
+    slot[values] = positions  # the last element of each value wins
+    one = (slot[values] == positions).nonzero()[0]
+    slot[values[one]] = np.arange(one.size, dtype=np.int64)
+    return one, slot[values]
 
 
 def unproven_rows(S: np.ndarray) -> np.ndarray:
