@@ -6,12 +6,12 @@ so every face is found from the vertex sets of its rows."""
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import NamedTuple, Sequence
-
-from flint import fmpq, fmpq_mat
+from typing import TYPE_CHECKING, NamedTuple, Sequence
 
 from polyregions.errors import InvalidInputError
-from polyregions.polyhedra.vertex_enumeration import enumerate_vertices
+
+if TYPE_CHECKING:
+    from flint import fmpq_mat
 
 __all__ = ["PolytopeLattice", "polytope_lattice", "polytope_points", "distinct_planes"]
 
@@ -26,6 +26,9 @@ class PolytopeLattice(NamedTuple):
 
 
 def _matrix(rows: Sequence[Sequence[Fraction]]) -> fmpq_mat:
+    # Imported here: the 3-D mesh reads distinct_planes only, and importing FLINT takes about 35 ms.
+    from flint import fmpq, fmpq_mat
+
     return fmpq_mat([[fmpq(v.numerator, v.denominator) for v in row] for row in rows])
 
 
@@ -45,6 +48,8 @@ def distinct_planes(A, b) -> list[int]:
 
 def _vertices(A, b, rows: list[int]) -> tuple[list[tuple[Fraction, ...]], list[list[int]]]:
     """The vertices (sorted) and the rows of ``rows`` tight at each; none when the polytope is unbounded."""
+    from polyregions.polyhedra.vertex_enumeration import enumerate_vertices
+
     found = enumerate_vertices(A, b, dim=len(A[0]))
     if found.rays or found.lines:
         return [], []
