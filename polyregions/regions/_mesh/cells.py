@@ -1,26 +1,64 @@
-"""The exact geometry of the cells of a mesh of dimension 3 and up: their inequalities (one per plane of their
-facets) and an exact point strictly inside each."""
+"""The cells of a mesh of dimension 3 and up, each a list of facets on known planes: which cells share a facet,
+and their exact geometry (their inequalities, one per plane of their facets, and an exact point strictly inside
+each)."""
 
 from __future__ import annotations
 
 import math
+from abc import abstractmethod
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from polyregions.networks._float_filter import gamma, safety
+from polyregions.regions._mesh.mesh import Mesh
 from polyregions.regions._mesh.support import KEY, MeshError, distinct
 
 if TYPE_CHECKING:
     from polyregions.exact.linalg import Matrix, Vector
-    from polyregions.regions._mesh.mesh_3d import Mesh3D
-    from polyregions.regions._mesh.mesh_nd import MeshND
 
-__all__ = ["cell_geometry"]
+__all__ = ["CellMesh", "cell_geometry"]
 
 
-def cell_geometry(mesh: "Mesh3D | MeshND", patterns: np.ndarray) -> list[tuple["Matrix", "Vector", "Vector"]]:
+class CellMesh(Mesh):
+    """A mesh whose cells (the regions) list their facets, each facet on one plane and listed by the one or two
+    cells it bounds; the mesh supplies its cells' facets, the cells' vertices and the planes of facets."""
+
+    xyz: np.ndarray  # the vertices' approximate points (vertices, k)
+
+    @abstractmethod
+    def _cell_facets(self) -> tuple[np.ndarray, np.ndarray, int]:
+        """Per cell and facet, in cell order: the cell and the facet; and the number of facets in the mesh."""
+
+    @abstractmethod
+    def _facet_planes(self, facets: np.ndarray) -> np.ndarray:
+        """The plane (a line id) of each given facet."""
+
+    @abstractmethod
+    def _cell_vertices(self, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The vertices of the given cells, cell after cell, each once, and every cell's number of vertices."""
+
+    def _adjacent_pairs(self) -> np.ndarray:
+        """The two cells of every interior facet (a facet is listed by both); cells sharing a facet cut into several
+        facets appear once per facet."""
+        owner, facet, facets = self._cell_facets()
+        last = np.empty(facets, dtype=np.int64)
+        last[facet] = owner  # one cell of each facet; the entry of its other cell (if any) differs
+        other = (last[facet] != owner).nonzero()[0]
+        first, second = owner[other], last[facet[other]]
+        return np.stack([np.minimum(first, second), np.maximum(first, second)], axis=1)
+
+    def _cell_planes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per cell and facet, in cell order: the cell and the facet's plane (a line id)."""
+        owner, facet, _ = self._cell_facets()
+        return owner, self._facet_planes(facet)
+
+    def _face_geometry(self, patterns: np.ndarray) -> list[tuple[Matrix, Vector, Vector]]:
+        return cell_geometry(self, patterns)
+
+
+def cell_geometry(mesh: CellMesh, patterns: np.ndarray) -> list[tuple["Matrix", "Vector", "Vector"]]:
     """Every cell's exact inequalities ``A t <= b`` (a row per distinct plane of its facets, facets on one plane
     giving one row) and an exact interior point."""
     nf = mesh.nf
@@ -74,7 +112,7 @@ def _strictly_inside(points: np.ndarray, r: np.ndarray, run_cells: np.ndarray, i
     return ok
 
 
-def _interior_points(mesh: "Mesh3D | MeshND", run_cells, code_of_run, integers) -> list[tuple[Fraction, ...]]:
+def _interior_points(mesh: CellMesh, run_cells, code_of_run, integers) -> list[tuple[Fraction, ...]]:
     """An exact point strictly inside every cell: the mean of its vertices' approximate points rounded to a grid of
     powers of two finer than its (approximate) inradius, or that mean unrounded, when a check proves it inside;
     else the exact mean of its vertices (inside: the vertices of a full-dimensional polytope do not lie on one of

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from polyregions.networks._float_filter import doubles
-from polyregions.regions._mesh.mesh import Mesh
+from polyregions.regions._mesh.cells import CellMesh
 from polyregions.regions._mesh.polytope_3d import polytope_mesh
 from polyregions.regions._mesh.support import (
     ABOVE,
@@ -51,7 +51,7 @@ def _meet(v: int, rows: list) -> tuple[int, int, int, int]:
     return (X, Y, Z, W) if W > 0 else (-X, -Y, -Z, -W)
 
 
-class Mesh3D(Mesh):
+class Mesh3D(CellMesh):
     """Cells are lists of faces in a pool (``cstart``, ``clen``, ``cf``), faces lists of edges in another
     (``fstart``, ``flen``, ``fe``) with the plane ``fplane`` (a line id) they lie on; edge ``e`` joins vertices
     ``ev[e]`` and lies on the planes ``el[e]``; every vertex is where its three planes ``vline`` meet. A face is
@@ -368,25 +368,9 @@ class Mesh3D(Mesh):
 
     # output -----------------------------------------------------------------------------------------------------
 
-    def _adjacent_pairs(self) -> np.ndarray:
-        """The two cells of every interior face (a face is listed by both); cells sharing a facet cut into several
-        faces appear once per face."""
+    def _cell_facets(self) -> tuple[np.ndarray, np.ndarray, int]:
         self._compact()
-        owner = np.arange(self.nf, dtype=np.int64).repeat(self.clen[:self.nf])
-        face = self.cf[:self.ctop]
-        last = np.empty(self.n2, dtype=np.int64)
-        last[face] = owner  # one cell of each face; the entry of its other cell (if any) differs
-        other = (last[face] != owner).nonzero()[0]
-        first, second = owner[other], last[face[other]]
-        return np.stack([np.minimum(first, second), np.maximum(first, second)], axis=1)
+        return np.arange(self.nf, dtype=np.int64).repeat(self.clen[:self.nf]), self.cf[:self.ctop], self.n2
 
-    def _cell_planes(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per cell and face, in cell order: the cell and the face's plane (a line id)."""
-        self._compact()
-        owner = np.arange(self.nf, dtype=np.int64).repeat(self.clen[:self.nf])
-        return owner, self.fplane[self.cf[:self.ctop]]
-
-    def _face_geometry(self, patterns: np.ndarray):
-        from polyregions.regions._mesh.cells import cell_geometry
-
-        return cell_geometry(self, patterns)
+    def _facet_planes(self, facets: np.ndarray) -> np.ndarray:
+        return self.fplane[facets]

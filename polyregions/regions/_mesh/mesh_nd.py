@@ -13,13 +13,12 @@ on one side. So degenerate positions need no special case, as in the 3-D mesh, a
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 from flint import fmpz_mat
 
 from polyregions.networks._float_filter import doubles
-from polyregions.regions._mesh.mesh import Mesh
+from polyregions.regions._mesh.cells import CellMesh
 from polyregions.regions._mesh.polytope_lattice import polytope_lattice
 from polyregions.regions._mesh.support import (
     ABOVE,
@@ -33,9 +32,6 @@ from polyregions.regions._mesh.support import (
     grow,
     ragged,
 )
-
-if TYPE_CHECKING:
-    from polyregions.exact.linalg import Matrix, Vector
 
 __all__ = ["MeshND"]
 
@@ -55,7 +51,7 @@ def _meet(v: int, rows: list) -> tuple[int, ...]:
     return (*(n * (W // d) for n, d in fractions), W)
 
 
-class MeshND(Mesh):
+class MeshND(CellMesh):
     """Faces of rank ``r = 1 .. k`` list their facets in a pool per rank (``offset[r]``, ``length[r]``,
     ``pool[r]`` used up to ``top[r]``; ``size[r]`` faces, ``size[k]`` being ``nf`` and the vertices ``nv``); an
     edge lists its two vertices. A face of rank ``r < k`` lies on the ``k - r`` planes (line ids) ``planes[r]``, a
@@ -344,26 +340,11 @@ class MeshND(Mesh):
 
     # output -----------------------------------------------------------------------------------------------------
 
-    def _adjacent_pairs(self) -> np.ndarray:
-        """The two cells of every interior facet (a facet is listed by both)."""
+    def _cell_facets(self) -> tuple[np.ndarray, np.ndarray, int]:
         self._compact()
         k = self.k
         owner = np.arange(self.nf, dtype=np.int64).repeat(self.length[k][:self.nf])
-        face = self.pool[k][:self.top[k]]
-        last = np.empty(self.size[k - 1], dtype=np.int64)
-        last[face] = owner
-        other = (last[face] != owner).nonzero()[0]
-        first, second = owner[other], last[face[other]]
-        return np.stack([np.minimum(first, second), np.maximum(first, second)], axis=1)
+        return owner, self.pool[k][:self.top[k]], self.size[k - 1]
 
-    def _cell_planes(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per cell and facet, in cell order: the cell and the facet's plane (a line id)."""
-        self._compact()
-        k = self.k
-        owner = np.arange(self.nf, dtype=np.int64).repeat(self.length[k][:self.nf])
-        return owner, self.planes[k - 1][self.pool[k][:self.top[k]], 0]
-
-    def _face_geometry(self, patterns: np.ndarray) -> list[tuple[Matrix, Vector, Vector]]:
-        from polyregions.regions._mesh.cells import cell_geometry
-
-        return cell_geometry(self, patterns)
+    def _facet_planes(self, facets: np.ndarray) -> np.ndarray:
+        return self.planes[self.k - 1][facets, 0]
