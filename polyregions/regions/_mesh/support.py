@@ -30,10 +30,16 @@ def ragged(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     >>> ragged(np.array([5, 0, 9]), np.array([2, 0, 3])).tolist()
     [5, 6, 9, 10, 11]
     """
+    # One array, the whole output, of steps: 1 within a range, the jump from the last range's end at a start (a
+    # second array of that size, as ``repeat`` + ``arange`` make, costs as much again in fresh memory).
     ends = lengths.cumsum()
-    shift = (starts - ends + lengths).repeat(lengths)
-    shift += np.arange(shift.size, dtype=np.int64)
-    return shift
+    steps = np.ones(int(ends[-1]) if ends.size else 0, dtype=np.int64)
+    used = lengths > 0
+    first, span = starts[used], lengths[used]
+    jumps = first.copy()
+    jumps[1:] -= first[:-1] + span[:-1] - 1
+    steps[(ends - lengths)[used]] = jumps
+    return np.cumsum(steps, out=steps)
 
 
 def distinct(values: np.ndarray) -> np.ndarray:
@@ -78,7 +84,7 @@ def followed(owner: np.ndarray, values: np.ndarray, extra: np.ndarray) -> tuple[
     """Groups of ``values`` (``owner``: their group, non-decreasing, groups ``0..len(extra)-1``) each followed by
     its ``extra`` element: the pool and every group's length (one more than its values)."""
     lengths = np.bincount(owner, minlength=extra.size) + 1
-    out = np.empty(values.size + extra.size, dtype=np.int64)
+    out = np.empty(values.size + extra.size, dtype=values.dtype)
     out[np.arange(values.size, dtype=np.int64) + owner] = values  # each earlier group holds one extra element
     out[lengths.cumsum() - 1] = extra
     return out, lengths
