@@ -20,6 +20,7 @@ from polyregions.regions._mesh.polytope_3d import polytope_mesh
 from polyregions.regions._mesh.support import (
     ABOVE,
     BELOW,
+    ID,
     KEY,
     MeshError,
     distinct,
@@ -71,16 +72,16 @@ class Mesh3D(CellMesh):
         self.vline = grow(np.array([[line(r) for r in rows] for rows in domain.vertex_rows], dtype=np.int64), 64)
         self.xyz = grow(doubles(domain.points)[0], 64)
         self.ne = len(domain.edges)
-        self.ev = grow(np.array([(u, w) for u, w, _, _ in domain.edges], dtype=np.int64), 64)
+        self.ev = grow(np.array([(u, w) for u, w, _, _ in domain.edges], dtype=ID), 64)
         self.el = grow(np.array([(line(r), line(s)) for _, _, r, s in domain.edges], dtype=np.int64), 64)
         self.n2 = len(domain.facets)
         self.fplane = grow(np.array([line(r) for r, _ in domain.facets], dtype=np.int64), 64)
         self.flen = grow(np.array([len(e) for _, e in domain.facets], dtype=np.int64), 64)
-        self.fe = grow(np.array([i for _, e in domain.facets for i in e], dtype=np.int64), 64)
+        self.fe = grow(np.array([i for _, e in domain.facets for i in e], dtype=ID), 64)
         self.fstart = grow(self.flen[:self.n2].cumsum() - self.flen[:self.n2], 64)
         self.ftop = int(self.flen[:self.n2].sum())
         self.nf = 1
-        self.cf = grow(np.arange(self.n2, dtype=np.int64), 64)
+        self.cf = grow(np.arange(self.n2, dtype=ID), 64)
         self.cstart = grow(np.zeros(1, dtype=np.int64), 64)
         self.clen = grow(np.array([self.n2], dtype=np.int64), 64)
         self.ctop = self.n2
@@ -165,7 +166,7 @@ class Mesh3D(CellMesh):
         nc = cells.size
         clen = self.clen[cells]
         cf_face = self.cf[ragged(self.cstart[cells], clen)]
-        cf_owner = np.arange(nc, dtype=np.int64).repeat(clen)
+        cf_owner = np.arange(nc, dtype=ID).repeat(clen)
         hline = self._cell_lines(q, unit, bp, cells)
         # The faces of the crossed cells, each once, with one of its cells; their edges and ends' sides.
         self._slot = grow(self._slot, max(self.n2, self.ne))
@@ -174,7 +175,7 @@ class Mesh3D(CellMesh):
         nd = faces.size
         flen = self.flen[faces]
         fe_edge = self.fe[ragged(self.fstart[faces], flen)]
-        fe_owner = np.arange(nd, dtype=np.int64).repeat(flen)
+        fe_owner = np.arange(nd, dtype=ID).repeat(flen)
         ends = self.ev[fe_edge]
         column = self.S[:, h]
         su, sw = column[ends[:, 0]], column[ends[:, 1]]

@@ -23,6 +23,7 @@ from polyregions.regions._mesh.polytope_lattice import polytope_lattice
 from polyregions.regions._mesh.support import (
     ABOVE,
     BELOW,
+    ID,
     KEY,
     ON,
     MeshError,
@@ -38,9 +39,6 @@ __all__ = ["MeshND"]
 _ROOM = 4  # room in the pools at the start of a layer, as a multiple of what they hold (as in the 3-D mesh)
 _CROSSED = ABOVE | BELOW
 _NO_CODES = np.zeros((0, 8), dtype=np.int8)
-# The pools' entries and the positions of entries: face ids are below 2**31 (KEY), and in high dimensions nearly
-# every split rewrites most of the pools, so that half the bytes is half the fresh memory a split writes.
-_ID = np.int32
 
 
 def _meet(v: int, rows: list) -> tuple[int, ...]:
@@ -79,7 +77,7 @@ class MeshND(CellMesh):
         self.size = [0] * (k + 1)
         self.offset: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
         self.length: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
-        self.pool: list[np.ndarray] = [np.zeros(0, dtype=_ID)]
+        self.pool: list[np.ndarray] = [np.zeros(0, dtype=ID)]
         self.top = [0] * (k + 1)
         self.planes: list[np.ndarray] = [np.zeros((0, k), dtype=np.int64)]
         facet_lists = [[facets for facets, _ in domain.faces[r - 1]] for r in range(1, k)]
@@ -89,7 +87,7 @@ class MeshND(CellMesh):
             lengths = np.array([len(f) for f in lists], dtype=np.int64)
             self.length.append(grow(lengths, 64))
             self.offset.append(grow(lengths.cumsum() - lengths, 64))
-            self.pool.append(grow(np.array([i for f in lists for i in f], dtype=_ID), 64))
+            self.pool.append(grow(np.array([i for f in lists for i in f], dtype=ID), 64))
             self.top[r] = int(lengths.sum())
             if r < k:
                 self.planes.append(grow(np.array([lines(rows) for _, rows in domain.faces[r - 1]], dtype=np.int64)
@@ -118,7 +116,7 @@ class MeshND(CellMesh):
         """Drop the stale lists of rank ``r``'s pool, leaving room for ``room`` times what it holds."""
         n = self._count(r)
         idx = ragged(self.offset[r][:n], self.length[r][:n])
-        pool = np.empty(max(room * idx.size, 64), dtype=_ID)
+        pool = np.empty(max(room * idx.size, 64), dtype=ID)
         pool[:idx.size] = self.pool[r][idx]
         self.pool[r] = pool
         self.top[r] = idx.size
@@ -158,7 +156,7 @@ class MeshND(CellMesh):
         """The facets of the given faces of rank ``r``, face after face, and every entry's face (its position)."""
         lengths = self.length[r][faces]
         return (self.pool[r][ragged(self.offset[r][faces], lengths)],
-                np.arange(faces.size, dtype=_ID).repeat(lengths))
+                np.arange(faces.size, dtype=ID).repeat(lengths))
 
     def _facet_entries(self, r: int, faces: np.ndarray) -> np.ndarray:
         """The facets of the given faces of rank ``r``, face after face."""

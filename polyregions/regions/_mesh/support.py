@@ -11,11 +11,14 @@ import numpy as np
 from polyregions._support.runtime import collector_paused
 from polyregions.errors import PolyregionsError
 
-__all__ = ["KEY", "ON", "ABOVE", "BELOW", "UNPROVEN", "SIDE_OF_SIGN", "ragged", "distinct", "distinct_ranks",
+__all__ = ["KEY", "ID", "ON", "ABOVE", "BELOW", "UNPROVEN", "SIDE_OF_SIGN", "ragged", "distinct", "distinct_ranks",
            "distinct_by_slots", "followed", "unproven_rows", "grow", "padded", "or_rows", "ComputedOnce", "MeshError"]
 
 #: Key of an unordered pair of vertex ids ``(u, w)``, ``u <= w``: ``u * KEY + w``.
 KEY = np.int64(1) << 31
+#: The type of the meshes' pools of ids (faces' facets, edges' ends) and of positions in them: ids stay below KEY,
+#: and half the bytes is half the fresh memory a split writes (in high dimensions it rewrites most of the pools).
+ID = np.int32
 # Vertex sides of a hyperplane, as bits that OR into a face's code: on it, above, below, not proven yet.
 ON, ABOVE, BELOW, UNPROVEN = 0, 1, 2, 4
 SIDE_OF_SIGN = np.array([BELOW, ON, ABOVE, UNPROVEN], dtype=np.int8)  # indexed by sign + 1 (sign 2: unproven)
