@@ -86,6 +86,8 @@ class Mesh2D(Mesh):
         return face
 
     def _compact(self) -> None:
+        if self.ptop == int(self.flen[:self.nf].sum()):  # no list rewritten since the last compaction
+            return
         idx = ragged(self.fstart[:self.nf], self.flen[:self.nf])
         self.pv = grow(self.pv[idx], 2 * idx.size)
         self.pl = grow(self.pl[idx], 2 * idx.size)

@@ -97,15 +97,18 @@ class Mesh3D(CellMesh):
     # pools ----------------------------------------------------------------------------------------------------
 
     def _compact(self) -> None:
-        """Drop the pools' stale lists (those of cells and faces rewritten by splits)."""
-        idx = ragged(self.cstart[:self.nf], self.clen[:self.nf])
-        self.cf = grow(self.cf[idx], _ROOM * idx.size)
-        self.ctop = idx.size
-        self.cstart[:self.nf] = self.clen[:self.nf].cumsum() - self.clen[:self.nf]
-        idx = ragged(self.fstart[:self.n2], self.flen[:self.n2])
-        self.fe = grow(self.fe[idx], _ROOM * idx.size)
-        self.ftop = idx.size
-        self.fstart[:self.n2] = self.flen[:self.n2].cumsum() - self.flen[:self.n2]
+        """Drop the pools' stale lists (those of cells and faces rewritten by splits); a pool holding none (no
+        list rewritten since the last compaction) stays as it is."""
+        if self.ctop != int(self.clen[:self.nf].sum()):
+            idx = ragged(self.cstart[:self.nf], self.clen[:self.nf])
+            self.cf = grow(self.cf[idx], _ROOM * idx.size)
+            self.ctop = idx.size
+            self.cstart[:self.nf] = self.clen[:self.nf].cumsum() - self.clen[:self.nf]
+        if self.ftop != int(self.flen[:self.n2].sum()):
+            idx = ragged(self.fstart[:self.n2], self.flen[:self.n2])
+            self.fe = grow(self.fe[idx], _ROOM * idx.size)
+            self.ftop = idx.size
+            self.fstart[:self.n2] = self.flen[:self.n2].cumsum() - self.flen[:self.n2]
 
     def _append(self, pool: str, top: str, *lists: np.ndarray) -> int:
         """Write ``lists`` one after the other at the end of the pool ``pool`` (used up to ``top``), and return

@@ -113,8 +113,11 @@ class MeshND(CellMesh):
             self._compact_rank(r, _ROOM)
 
     def _compact_rank(self, r: int, room: int) -> None:
-        """Drop the stale lists of rank ``r``'s pool, leaving room for ``room`` times what it holds."""
+        """Drop the stale lists of rank ``r``'s pool, leaving room for ``room`` times what it holds (a pool holding
+        none, no list rewritten since the last compaction, stays as it is)."""
         n = self._count(r)
+        if self.top[r] == int(self.length[r][:n].sum()):
+            return
         idx = ragged(self.offset[r][:n], self.length[r][:n])
         pool = np.empty(max(room * idx.size, 64), dtype=ID)
         pool[:idx.size] = self.pool[r][idx]
@@ -154,9 +157,7 @@ class MeshND(CellMesh):
 
     def _facets(self, r: int, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The facets of the given faces of rank ``r``, face after face, and every entry's face (its position)."""
-        lengths = self.length[r][faces]
-        return (self.pool[r][ragged(self.offset[r][faces], lengths)],
-                np.arange(faces.size, dtype=ID).repeat(lengths))
+        return self._facet_entries(r, faces), np.arange(faces.size, dtype=ID).repeat(self.length[r][faces])
 
     def _facet_entries(self, r: int, faces: np.ndarray) -> np.ndarray:
         """The facets of the given faces of rank ``r``, face after face."""
