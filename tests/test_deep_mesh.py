@@ -261,3 +261,65 @@ def test_rows_asked_for_all_levels_at_once_equal_the_rows_asked_level_by_level(m
         for i, row in zip(at.tolist(), mesh.exact.rows(q, region[at], unit[at], bp[at], mesh.pieces, mesh.ancestors)):
             apart[i] = row
     assert together == apart
+
+
+def _with_silent_unit(seed: int, depth: int, width: int) -> Network:
+    """An integer-weight deep network whose first layer's unit 0 feeds nothing (its column in the second layer is
+    zero): the regions on the two sides of that unit's line have one output map."""
+    rng = np.random.default_rng(seed)
+    layers, fan_in = [], 2
+    for q in range(depth):
+        weight = rng.integers(-3, 4, (width, fan_in))
+        if q == 1:
+            weight[:, 0] = 0
+        layers.append((weight.tolist(), rng.integers(-2, 3, width).tolist(), act.relu()))
+        fan_in = width
+    return Network.from_layers(2, layers)
+
+
+def _proofs(net: Network, domain):
+    """The mesh's pairs of adjacent regions, their patterns and which pairs its float maps prove to have
+    different output maps (as ``refine_mesh`` makes them)."""
+    from polyregions.regions._mesh.engine import _run
+
+    restricted = net.restrict(domain.origin, domain.directions)
+    regions, patterns, pairs, different = _run(restricted, domain.region.A, domain.region.b, progress=False)
+    return restricted, patterns, pairs, different
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10 ** 6), depth=st.integers(4, 6), width=st.integers(3, 4),
+       silent=st.booleans())
+def test_pairs_the_float_maps_call_different_have_different_exact_output_maps(seed, depth, width, silent):
+    net = (_with_silent_unit(seed, depth, width) if silent else
+           _integer_net(seed, [2] + [width] * depth, -2, 2, dead=0.2))
+    restricted, patterns, pairs, different = _proofs(net, dom.box([-2, -2], [2, 2]))
+    assert different is not None and different.shape == (len(pairs),)  # deep ReLU networks: maps, proofs
+    for (i, j), proven in zip(pairs.tolist(), different.tolist()):
+        if proven:
+            assert restricted.affine_map(patterns[i].tolist()) != restricted.affine_map(patterns[j].tolist())
+
+
+def test_regions_split_by_a_unit_that_feeds_nothing_stay_one_linear_region():
+    net = _with_silent_unit(7, 5, 4)
+    domain = dom.box([-2, -2], [2, 2])
+    restricted, patterns, pairs, different = _proofs(net, domain)
+    silent = net.neurons.index((0, 0))
+    across = patterns[pairs[:, 0], silent] != patterns[pairs[:, 1], silent]
+    alone = across & ((patterns[pairs[:, 0]] != patterns[pairs[:, 1]]).sum(axis=1) == 1)
+    assert alone.any() and not different[alone].any()  # equal maps: never called different
+    assert different[~across].any()  # and the proofs are made elsewhere
+    mesh = refine_mesh(net, domain)
+    assert len(mesh.linear_regions) < len(mesh)
+    assert_complexes_equal(mesh, pr.enumerate_regions(net, domain, engine="lp"))
+
+
+def test_without_the_float_proofs_the_linear_regions_are_the_same(monkeypatch):
+    net = he_normal([2] + [6] * 5, seed=3)
+    domain = dom.box([-1, -1], [1, 1])
+    with_proofs = refine_mesh(net, domain)
+    assert "_proven_different" in with_proofs.__dict__
+    monkeypatch.setattr(mesh_loop.Mesh, "_different_output_maps", lambda self, pairs, maps, bounds: None)
+    without = refine_mesh(net, domain)
+    assert "_proven_different" not in without.__dict__
+    assert with_proofs.linear_regions == without.linear_regions

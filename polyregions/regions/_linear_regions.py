@@ -413,7 +413,7 @@ def component_roots(count: int, pairs: np.ndarray) -> np.ndarray:
 
 
 def linear_region_roots(net: "Network", patterns: np.ndarray, pairs: np.ndarray, switches: np.ndarray,
-                        neurons: np.ndarray) -> np.ndarray:
+                        neurons: np.ndarray, *, different: np.ndarray | None = None) -> np.ndarray:
     """The linear regions, as the smallest region of each region's component (an array with one entry per
     region) of the adjacency restricted to pairs with the same output map (decided exactly).
 
@@ -427,6 +427,9 @@ def linear_region_roots(net: "Network", patterns: np.ndarray, pairs: np.ndarray,
         Adjacent regions.
     switches, neurons : arrays of int, shape (edges,)
         How many neurons switch across each pair, and one of them.
+    different : array of bool, shape (edges,), optional, keyword-only
+        Pairs already proven to have different output maps (by an engine's float maps); the others are decided
+        here.
 
     Returns
     -------
@@ -444,14 +447,15 @@ def linear_region_roots(net: "Network", patterns: np.ndarray, pairs: np.ndarray,
 
     patterns = np.asarray(patterns, dtype=np.int64) if patterns.dtype.kind != "i" else patterns
     equal = switches == 0  # the same pattern: the same map
-    single = np.flatnonzero(switches == 1)
+    undecided = ~different if different is not None else np.ones(len(pairs), dtype=bool)
+    single = np.flatnonzero((switches == 1) & undecided)
     dense = hasattr(net.layers[0], "activation")  # stages (max units, per-unit activations): whole maps
     if not dense:
         single = single[:0]
     with one_blas_thread():
         if single.size:
             equal[single] = single_switch_equal(net, patterns, pairs[single], neurons[single])
-        several = np.flatnonzero(switches > (1 if dense else 0))
+        several = np.flatnonzero((switches > (1 if dense else 0)) & undecided)
         if several.size:
             equal[several] = maps_equal(net, patterns, pairs[several])
     return component_roots(len(patterns), pairs[equal])

@@ -171,7 +171,8 @@ class RegionComplex:
         pairs, switches, neurons = self._edge_arrays
         if not len(pairs):
             return np.arange(len(self), dtype=np.int64)
-        return linear_region_roots(self._regions_network, self._pattern_matrix, pairs, switches, neurons)
+        return linear_region_roots(self._regions_network, self._pattern_matrix, pairs, switches, neurons,
+                                   different=self.__dict__.get("_proven_different"))
 
     @cached_property
     def _regions_network(self) -> "Network":
@@ -325,10 +326,12 @@ class RegionComplex:
 
 
 def complex_from_arrays(network, domain, regions: "Sequence[Region]", patterns: np.ndarray,
-                        pairs: np.ndarray, *, exact: bool, engine: "Engine") -> RegionComplex:
+                        pairs: np.ndarray, *, exact: bool, engine: "Engine",
+                        different: np.ndarray | None = None) -> RegionComplex:
     """Build a complex with regions sorted by pattern from a pattern matrix (one row per region) and index pairs
     of adjacent regions, vectorised for complexes of many thousands of regions; deferred regions are made when
-    the complex's ``regions`` are first read."""
+    the complex's ``regions`` are first read. ``different``: per pair, whether the engine proved the two regions'
+    output maps different (the linear regions then need no exact test of that pair)."""
     count, width = patterns.shape
     if width and 0 <= patterns.min() and patterns.max() <= 1:
         order = np.lexsort(bit_words(patterns).T[::-1])  # the rows' bits, first neuron highest, sort like them
@@ -356,6 +359,19 @@ def complex_from_arrays(network, domain, regions: "Sequence[Region]", patterns: 
     # The arrays the counts are computed from, as the cached properties would build them from the tuples.
     complex_.__dict__["_pattern_matrix"] = ordered
     complex_.__dict__["_edge_arrays"] = (edges, switches, neurons)
+    if different is not None and different.any():
+        complex_.__dict__["_proven_different"] = _among(edges, ranked_edges(rank, pairs[different]))
     if isinstance(regions, DeferredRegions):
         complex_.__dict__["_regions_network"] = regions.network
     return complex_
+
+
+def _among(edges: np.ndarray, chosen: np.ndarray) -> np.ndarray:
+    """Whether each of the sorted distinct ``edges`` (as :func:`ranked_edges` gives them) is one of ``chosen`` (the
+    same kind of array)."""
+    count = int(edges.max()) + 1 if edges.size else 1
+    keys, wanted = edges[:, 0] * count + edges[:, 1], chosen[:, 0] * count + chosen[:, 1]
+    at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+    found = np.zeros(len(edges), dtype=bool)
+    found[at[keys[at] == wanted]] = True
+    return found

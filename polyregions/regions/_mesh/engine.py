@@ -55,8 +55,9 @@ def refine_mesh(network: "Network", domain: "Domain", *, progress: bool = False)
         raise InvalidInputError(f"refine_mesh: expected a bounded domain, got an unbounded {domain.kind}")
     net = network.restrict(domain.origin, domain.directions)
     with collector_paused():
-        regions, patterns, pairs = _run(net, domain.region.A, domain.region.b, progress=progress)
-        return complex_from_arrays(network, domain, regions, patterns, pairs, exact=True, engine="mesh")
+        regions, patterns, pairs, different = _run(net, domain.region.A, domain.region.b, progress=progress)
+        return complex_from_arrays(network, domain, regions, patterns, pairs, exact=True, engine="mesh",
+                                   different=different)
 
 
 def mesh_regions(net: "Network", A: Sequence[Sequence[Fraction]], b: Sequence[Fraction], *,
@@ -78,18 +79,20 @@ def mesh_regions(net: "Network", A: Sequence[Sequence[Fraction]], b: Sequence[Fr
     2
     """
     with collector_paused():
-        regions, _, pairs = _run(net, A, b, progress=progress)
+        regions, _, pairs, _ = _run(net, A, b, progress=progress)
         return regions, {(regions[i].pattern, regions[j].pattern) for i, j in pairs.tolist()}
 
 
-def _run(net: "Network", A, b, *, progress: bool) -> tuple[Sequence[Region], np.ndarray, np.ndarray]:
-    """Regions, their pattern matrix and index pairs of adjacent regions."""
+def _run(net: "Network", A, b, *, progress: bool
+         ) -> tuple[Sequence[Region], np.ndarray, np.ndarray, np.ndarray | None]:
+    """Regions, their pattern matrix, index pairs of adjacent regions and which pairs are proven to have different
+    output maps (or None: see ``Mesh.different_maps``)."""
     A = tuple(tuple(Fraction(v) for v in row) for row in A)
     b = tuple(Fraction(v) for v in b)
     if hasattr(net.layers[0], "activation"):
         engine = _mesh_class(net.input_dim)(net, A, b)
         with one_blas_thread():
-            return engine.run(progress=progress)
+            return (*engine.run(progress=progress), engine.different_maps)
     # a graph network's stages, through a dense network with the same regions on the domain
     from polyregions.regions._mesh.merged_cells import merged
     from polyregions.regions._mesh.stages import dense_twin
@@ -108,8 +111,8 @@ def _run(net: "Network", A, b, *, progress: bool) -> tuple[Sequence[Region], np.
     with one_blas_thread():
         regions, patterns, pairs = engine.run(progress=progress)
     if twin.may_split:
-        return merged(regions, patterns, pairs, net)
-    return regions, patterns, pairs
+        return (*merged(regions, patterns, pairs, net), None)
+    return regions, patterns, pairs, None
 
 
 def _mesh_class(dim: int) -> type[Mesh1D | Mesh2D | Mesh3D | MeshND]:

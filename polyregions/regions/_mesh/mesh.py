@@ -116,6 +116,9 @@ class Mesh(VertexSides, RegionMaps, ABC):
         # Max units' rounds whose sign a region's pieces may fix (ties: polyregions.regions._mesh.ties); by
         # default none.
         self.constant_rounds: ConstantRounds | None = None
+        # Per pair of regions the output returns: whether their float output maps are proven different (None: no
+        # proof made).
+        self.different_maps: np.ndarray | None = None
 
     # the parts each dimension provides -----------------------------------------------------------------
 
@@ -335,9 +338,12 @@ class Mesh(VertexSides, RegionMaps, ABC):
         self.fmaps = self.fmap_err = self.xmaps = self.xerr = None
 
     def _output(self) -> tuple[Sequence[Region], np.ndarray, np.ndarray]:
+        maps = self.fmaps, self.fmap_err  # held here past the release, until the pairs' output maps are compared
         self.release()
-        patterns = self._pattern_matrix(self.nf)
         pairs = self._adjacent_pairs()
+        self.different_maps = None if self.shown_patterns is not None else self._different_output_maps(pairs, *maps)
+        del maps
+        patterns = self._pattern_matrix(self.nf)
         geometry = ComputedOnce(partial(self._face_geometry, patterns))
         if self.shown_patterns is not None:
             patterns = self.shown_patterns(patterns)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 __all__ = ["RegionMaps"]
 
 _REGIONS = 4096  # regions per block when a layer's maps are computed
+_PAIRS = 8192  # pairs of regions per block when their output maps are compared
 # The float maps of regions (2-D, dense layers) are kept while they take at most this many bytes; without them a
 # vertex's values are only carried from layer to layer and interpolated along edges.
 _MAP_BYTES = 1 << 30
@@ -128,6 +129,40 @@ class RegionMaps:
                 _is_double(v) for layer in self.layers for v in layer.bias):
             return [False] * n
         return wanted
+
+    def _different_output_maps(self, pairs: np.ndarray, maps: np.ndarray | None, bounds: np.ndarray | None
+                               ) -> np.ndarray | None:
+        """Which pairs of final regions (``pairs``, two columns) the last layer's float maps (``maps`` with
+        ``bounds``, as ``fmaps`` and ``fmap_err`` were) prove to have
+        different output maps: some coefficient apart by more than both bounds (False proves nothing; None without
+        maps, or when the last layer is neither ReLU nor linear, whose output maps the pieces would round).
+
+        A region's output map is its last-layer map where the unit is on, zero where a ReLU unit is off, exactly;
+        so the float maps decide almost every adjacent pair with different maps, leaving the exact test only the
+        pairs that may share one (a linear region's cells)."""
+        q = len(self.layers) - 1
+        activation = self.layers[q].activation
+        if maps is None or bounds is None or not (activation.is_linear or self.flayers[q].activation
+                                                                  .is_relu):
+            return None
+        parent, pieces = self.ancestors[q], self.pieces[q]
+        different = np.zeros(len(pairs), dtype=bool)
+        for start in range(0, len(pairs), _PAIRS):
+            block = pairs[start:start + _PAIRS]
+            sides = []
+            for region in (block[:, 0], block[:, 1]):
+                M, E = maps[parent[region]], bounds[parent[region]]
+                if pieces is not None:  # ReLU: an off unit's map is zero exactly
+                    on = pieces[region] == 1
+                    M, E = np.where(on[:, None, :], M, 0.0), np.where(on, E, 0.0)
+                sides.append((M, E))
+            (M1, E1), (M2, E2) = sides
+            with np.errstate(all="ignore"):  # NaN and infinite bounds prove nothing
+                # |fl(a - b)| <= (1 + u)|a - b|, and the bounds' sum, rounded and taken (1 + 4u) larger, is at least
+                # (1 + u) times their true sum: a difference above it is above the true bounds' sum.
+                apart = np.abs(M1 - M2) > ((E1 + E2) * (1 + 4 * U))[:, None, :]
+            different[start:start + _PAIRS] = apart.any(axis=(1, 2))
+        return different
 
     def _anchored(self, vertices: np.ndarray, regions: np.ndarray, first: int = 0
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
