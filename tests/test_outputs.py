@@ -140,6 +140,33 @@ def test_the_installed_command_reports_a_full_disk_without_a_traceback(tmp_path)
     assert done.returncode == 2 and "Traceback" not in done.stderr and done.stderr.count("\n") == 1
 
 
+# --- the export is written a piece at a time ---------------------------------------------------------------
+
+@pytest.mark.parametrize("piece", [1, 2, 1024])
+def test_the_export_written_a_piece_at_a_time_is_the_documents_json(tmp_path, monkeypatch, piece):
+    import polyregions as pr
+    from polyregions.regions import export
+
+    monkeypatch.setattr(export, "_PIECE", piece)
+    sawtooth = pr.enumerate_regions(pr.sawtooth(3), pr.box([0], [1]))
+    one = pr.enumerate_regions(pr.sawtooth(1), pr.box([0], ["1/4"]))  # one region: nothing adjacent
+    plane = pr.enumerate_regions(pr.load_network(_network(tmp_path)), pr.box([-1, -1], [1, 1]))
+    for name, complex_, regions in (("sawtooth", sawtooth, 8), ("one", one, 1), ("plane", plane, 7)):
+        path = tmp_path / f"{name}.json"
+        pr.write_complex_json(complex_, path)
+        assert path.read_bytes() == (json.dumps(export.complex_to_json(complex_)) + "\n").encode()
+        assert len(json.loads(path.read_text())["regions"]) == regions
+    fifo = tmp_path / "export.pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    pr.write_complex_json(plane, fifo)
+    reader.join(timeout=30)
+    assert received == [(tmp_path / "plane.json").read_bytes()] and stat.S_ISFIFO(fifo.stat().st_mode)
+    assert _leftovers(tmp_path) == []
+
+
 # --- links, FIFOs and devices are written into, not replaced --------------------------------------------------
 
 def test_export_through_a_link_and_into_a_fifo(tmp_path, capsys):

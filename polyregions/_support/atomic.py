@@ -27,8 +27,8 @@ from typing import BinaryIO, Callable, Iterator
 from polyregions._support.signals import deferred_interrupts
 from polyregions.errors import InvalidInputError, OutputError
 
-__all__ = ["atomic_write", "atomic_write_bytes", "atomic_write_text", "check_output", "output_lock",
-           "documents_to", "STANDARD_OUTPUT", "TEMPORARY_MARK"]
+__all__ = ["atomic_write", "atomic_write_bytes", "atomic_write_text", "streamed_write", "check_output",
+           "output_lock", "documents_to", "STANDARD_OUTPUT", "TEMPORARY_MARK"]
 
 #: The path that names standard output, as Unix tools take it.
 STANDARD_OUTPUT = "-"
@@ -183,6 +183,26 @@ def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], object]) -
         _write_in_place(name, target, write)
     else:
         _write_and_rename(name, target, status, write)
+
+
+def streamed_write(path: str | os.PathLike, write: Callable[[BinaryIO], object]) -> None:
+    """:func:`atomic_write` for a writer that never seeks: a regular file (or a missing one) is replaced whole or
+    not at all, while a device or a FIFO gets the bytes as they come (:func:`atomic_write` would first gather the
+    whole document in memory)."""
+    name = os.fspath(path)
+    target = os.path.realpath(name) if isinstance(name, str) else name
+    try:
+        mode: int | None = os.stat(target).st_mode
+    except (OSError, TypeError, ValueError):
+        mode = None
+    if mode is None or stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        atomic_write(path, write)
+        return
+    try:
+        with open(target, "wb") as stream:
+            write(stream)
+    except OSError as error:
+        raise _output_error(name, error) from None
 
 
 def _write_in_place(name: str, target: str, write: Callable[[BinaryIO], object]) -> None:

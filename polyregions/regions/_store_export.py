@@ -18,21 +18,21 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import stat
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, BinaryIO, Iterator
 
 import numpy as np
 
+from polyregions._support.atomic import streamed_write
 from polyregions.errors import InvalidInputError
 from polyregions.regions._store import Store, open_finished_store
+from polyregions.regions.export import _PIECE, write_joined
 
 if TYPE_CHECKING:
     from polyregions.networks.network import Network
 
 __all__ = ["write_store_json", "write_store_graphml"]
 
-_PIECE = 1024  # regions, pairs or linear regions per write (a few hundred KB of text)
 
 
 @dataclass(frozen=True)
@@ -165,39 +165,6 @@ def _store_name(path: Any) -> str:
     return path
 
 
-def _write(path: str, write: Callable[[BinaryIO], object]) -> None:
-    """``atomic_write`` for a regular file; a device or a FIFO gets the bytes as they come (``atomic_write``
-    would first gather the whole document in memory)."""
-    from polyregions._support.atomic import _output_error, atomic_write
-
-    target = os.path.realpath(path)
-    try:
-        mode: int | None = os.stat(target).st_mode
-    except OSError:
-        mode = None
-    if mode is None or stat.S_ISREG(mode) or stat.S_ISDIR(mode):
-        atomic_write(path, write)
-        return
-    try:
-        with open(target, "wb") as stream:
-            write(stream)
-    except OSError as error:
-        raise _output_error(path, error) from None
-
-
-def _pieces(stream: BinaryIO, texts: Iterable[str], separator: str = ", ") -> None:
-    """Write ``texts`` joined by ``separator``, a piece of :data:`_PIECE` of them at a time."""
-    piece: list[str] = []
-    first = True
-    for text in texts:
-        piece.append(text)
-        if len(piece) == _PIECE:
-            stream.write(((separator if not first else "") + separator.join(piece)).encode())
-            piece, first = [], False
-    if piece:
-        stream.write(((separator if not first else "") + separator.join(piece)).encode())
-
-
 def _region_texts(store: Store, net: "Network", itemsize: int) -> Iterator[str]:
     """Each region's entry of the export, in pattern order, with the output map of its pattern."""
     from polyregions.regions._streamed import decoded
@@ -286,14 +253,14 @@ def write_store_json(store_path: str | os.PathLike, path: str | os.PathLike) -> 
             head = {"format": FORMAT, "network": network_document, "domain": domain_document,
                     "exact": summary["exact"], "engine": summary["engine"], "summary": summary}
             stream.write((json.dumps(head)[:-1] + ', "regions": [').encode())
-            _pieces(stream, _region_texts(store, net, itemsize))
+            write_joined(stream, _region_texts(store, net, itemsize))
             stream.write(b'], "adjacency": [')
-            _pieces(stream, _adjacency_texts(combinatorics))
+            write_joined(stream, _adjacency_texts(combinatorics))
             stream.write(b'], "linear_regions": [')
-            _pieces(stream, _linear_region_texts(members, bounds))
+            write_joined(stream, _linear_region_texts(members, bounds))
             stream.write(b"]}\n")
 
-        _write(name, write)
+        streamed_write(name, write)
     finally:
         store.close()
 
@@ -359,7 +326,7 @@ def write_store_graphml(store_path: str | os.PathLike, path: str | os.PathLike) 
                                      "    </edge>\n" for (i, j), neurons in zip(part, switching)).encode())
             stream.write(b"  </graph>\n</graphml>\n")
 
-        _write(name, write)
+        streamed_write(name, write)
     finally:
         store.close()
 

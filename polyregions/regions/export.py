@@ -11,9 +11,9 @@ import json
 import math
 import os
 from fractions import Fraction
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, BinaryIO, Callable, Iterable, Iterator, Sequence
 
-from polyregions._support.atomic import atomic_write_bytes, atomic_write_text
+from polyregions._support.atomic import atomic_write_bytes, streamed_write
 from polyregions.regions._arguments import expect_complex, expect_path
 from polyregions.regions.complex import RegionComplex
 
@@ -24,6 +24,7 @@ FORMAT = "polyregions.regions/1"
 
 #: Regions whose output maps are computed together.
 _BLOCK = 512
+_PIECE = 1024  # regions, pairs or linear regions per write (a few hundred KB of text)
 
 
 def _numbers(values) -> list:
@@ -75,6 +76,13 @@ def _region_entries(complex_: RegionComplex) -> Iterator[dict[str, Any]]:
 
 def complex_to_json(complex_: RegionComplex) -> dict[str, Any]:
     """The JSON document of a region complex (a dict ready for ``json.dumps``)."""
+    return {**_head(complex_), "regions": list(_region_entries(complex_)),
+            "adjacency": [[i, j, sorted(neurons)] for i, j, neurons in complex_.adjacency],
+            "linear_regions": [sorted(component) for component in complex_.linear_regions]}
+
+
+def _head(complex_: RegionComplex) -> dict[str, Any]:
+    """The document's entries before its regions."""
     from polyregions.networks.io import network_to_json
     from polyregions.networks.stages import StagedNetwork
     from polyregions.networks.stages_format import stages_to_json
@@ -89,10 +97,20 @@ def complex_to_json(complex_: RegionComplex) -> dict[str, Any]:
         "exact": complex_.exact,
         "engine": complex_.engine,
         "summary": complex_.summary(),
-        "regions": list(_region_entries(complex_)),
-        "adjacency": [[i, j, sorted(neurons)] for i, j, neurons in complex_.adjacency],
-        "linear_regions": [sorted(component) for component in complex_.linear_regions],
     }
+
+
+def write_joined(stream: BinaryIO, texts: Iterable[str], separator: str = ", ") -> None:
+    """Write ``texts`` joined by ``separator``, a piece of :data:`_PIECE` of them at a time."""
+    piece: list[str] = []
+    first = True
+    for text in texts:
+        piece.append(text)
+        if len(piece) == _PIECE:
+            stream.write(((separator if not first else "") + separator.join(piece)).encode())
+            piece, first = [], False
+    if piece:
+        stream.write(((separator if not first else "") + separator.join(piece)).encode())
 
 
 def write_complex_json(complex_: RegionComplex, path: str | os.PathLike) -> None:
@@ -130,7 +148,20 @@ def write_complex_json(complex_: RegionComplex, path: str | os.PathLike) -> None
     """
     expect_complex(complex_)
     expect_path(path)
-    atomic_write_text(path, json.dumps(complex_to_json(complex_)) + "\n")
+    head = _head(complex_)
+
+    def write(stream: BinaryIO) -> None:
+        # The document as json.dumps(complex_to_json(complex_)) writes it, a region at a time: the whole text of
+        # a large complex is many times its regions' size in memory.
+        stream.write((json.dumps(head)[:-1] + ', "regions": [').encode())
+        write_joined(stream, map(json.dumps, _region_entries(complex_)))
+        stream.write(b'], "adjacency": [')
+        write_joined(stream, (json.dumps([i, j, sorted(neurons)]) for i, j, neurons in complex_.adjacency))
+        stream.write(b'], "linear_regions": [')
+        write_joined(stream, (json.dumps(sorted(component)) for component in complex_.linear_regions))
+        stream.write(b"]}\n")
+
+    streamed_write(path, write)
 
 
 def write_graphml(complex_: RegionComplex, path: str | os.PathLike) -> None:
