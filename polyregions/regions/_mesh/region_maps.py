@@ -140,10 +140,10 @@ class RegionMaps:
         A region's output map is its last-layer map where the unit is on, zero where a ReLU unit is off, exactly;
         so the float maps decide almost every adjacent pair with different maps, leaving the exact test only the
         pairs that may share one (a linear region's cells)."""
+        if maps is None or bounds is None:  # (as on a network with no layer refined)
+            return None
         q = len(self.layers) - 1
-        activation = self.layers[q].activation
-        if maps is None or bounds is None or not (activation.is_linear or self.flayers[q].activation
-                                                                  .is_relu):
+        if not (self.layers[q].activation.is_linear or self.flayers[q].activation.is_relu):
             return None
         parent, pieces = self.ancestors[q], self.pieces[q]
         different = np.zeros(len(pairs), dtype=bool)
