@@ -314,6 +314,24 @@ def test_regions_split_by_a_unit_that_feeds_nothing_stay_one_linear_region():
     assert_complexes_equal(mesh, pr.enumerate_regions(net, domain, engine="lp"))
 
 
+def test_an_affine_layer_that_ignores_a_unit_leaves_its_two_sides_one_linear_region():
+    inner = _with_silent_unit(11, 5, 4)
+    weight = np.random.default_rng(11).integers(-3, 4, (2, 4))
+    weight[:, 0] = 0  # the last ReLU layer's unit 0 feeds no output
+    layers = [(layer.weight, layer.bias, layer.activation) for layer in inner.layers]
+    net = Network.from_layers(2, layers + [(weight.tolist(), [0, 1], act.linear())])
+    domain = dom.box([-2, -2], [2, 2])
+    restricted, patterns, pairs, different = _proofs(net, domain)
+    assert different is None  # the last ReLU layer's maps are not the output maps
+    ignored = net.neurons.index((len(inner.layers) - 1, 0))
+    alone = (patterns[pairs[:, 0]] != patterns[pairs[:, 1]]).sum(axis=1) == 1
+    alone &= patterns[pairs[:, 0], ignored] != patterns[pairs[:, 1], ignored]
+    assert alone.any()
+    mesh = refine_mesh(net, domain)
+    assert len(mesh.linear_regions) < len(mesh)
+    assert_complexes_equal(mesh, pr.enumerate_regions(net, domain, engine="lp"))
+
+
 def test_without_the_float_proofs_the_linear_regions_are_the_same(monkeypatch):
     net = he_normal([2] + [6] * 5, seed=3)
     domain = dom.box([-1, -1], [1, 1])

@@ -23,6 +23,7 @@ from polyregions.networks._float_filter import (
 
 if TYPE_CHECKING:
     from polyregions.networks.layer import Layer
+    from polyregions.networks.network import Network
 
 __all__ = ["RegionMaps"]
 
@@ -48,6 +49,7 @@ class RegionMaps:
     xerr: np.ndarray | None
     extended: list[bool]
     layers: tuple[Layer, ...]
+    net: Network
     flayers: list
     k: int
     nf: int
@@ -135,13 +137,16 @@ class RegionMaps:
         """Which pairs of final regions (``pairs``, two columns) the last layer's float maps (``maps`` with
         ``bounds``, as ``fmaps`` and ``fmap_err`` were) prove to have
         different output maps: some coefficient apart by more than both bounds (False proves nothing; None without
-        maps, or when the last layer is neither ReLU nor linear, whose output maps the pieces would round).
+        maps, when affine layers follow the last one refined, or when that layer is neither ReLU nor linear, whose
+        output maps the pieces would round).
 
         A region's output map is its last-layer map where the unit is on, zero where a ReLU unit is off, exactly;
         so the float maps decide almost every adjacent pair with different maps, leaving the exact test only the
         pairs that may share one (a linear region's cells)."""
         if maps is None or bounds is None:  # (as on a network with no layer refined)
             return None
+        if len(self.layers) < len(self.net.layers):
+            return None  # affine layers follow, which may map different maps to one (a unit they ignore)
         q = len(self.layers) - 1
         if not (self.layers[q].activation.is_linear or self.flayers[q].activation.is_relu):
             return None
