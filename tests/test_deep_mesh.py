@@ -287,12 +287,23 @@ def _proofs(net: Network, domain):
     return restricted, patterns, pairs, different
 
 
+def _with_affine_tail(net: Network, seed: int, outputs: int) -> Network:
+    """``net`` followed by an integer affine layer of ``outputs`` units that ignores about a third of its inputs."""
+    rng = np.random.default_rng(seed)
+    weight = rng.integers(-3, 4, (outputs, net.layers[-1].width)) * (rng.random(net.layers[-1].width) > 0.3)
+    layers = [(layer.weight, layer.bias, layer.activation) for layer in net.layers]
+    return Network.from_layers(2, layers + [(weight.tolist(), rng.integers(-2, 3, outputs).tolist(), act.linear())])
+
+
 @SETTINGS
 @given(seed=st.integers(0, 10 ** 6), depth=st.integers(4, 6), width=st.integers(3, 4),
-       silent=st.booleans())
-def test_pairs_the_float_maps_call_different_have_different_exact_output_maps(seed, depth, width, silent):
+       silent=st.booleans(), outputs=st.integers(0, 2))
+def test_pairs_the_float_maps_call_different_have_different_exact_output_maps(seed, depth, width, silent,
+                                                                               outputs):
     net = (_with_silent_unit(seed, depth, width) if silent else
            _integer_net(seed, [2] + [width] * depth, -2, 2, dead=0.2))
+    if outputs:  # the output maps pass through an affine layer after the last ReLU layer
+        net = _with_affine_tail(net, seed, outputs)
     restricted, patterns, pairs, different = _proofs(net, dom.box([-2, -2], [2, 2]))
     assert different is not None and different.shape == (len(pairs),)  # deep ReLU networks: maps, proofs
     for (i, j), proven in zip(pairs.tolist(), different.tolist()):
@@ -322,11 +333,11 @@ def test_an_affine_layer_that_ignores_a_unit_leaves_its_two_sides_one_linear_reg
     net = Network.from_layers(2, layers + [(weight.tolist(), [0, 1], act.linear())])
     domain = dom.box([-2, -2], [2, 2])
     restricted, patterns, pairs, different = _proofs(net, domain)
-    assert different is None  # the last ReLU layer's maps are not the output maps
     ignored = net.neurons.index((len(inner.layers) - 1, 0))
     alone = (patterns[pairs[:, 0]] != patterns[pairs[:, 1]]).sum(axis=1) == 1
     alone &= patterns[pairs[:, 0], ignored] != patterns[pairs[:, 1], ignored]
-    assert alone.any()
+    assert alone.any() and not different[alone].any()  # equal output maps: never called different
+    assert different.any()  # and the proofs pass through the affine layer elsewhere
     mesh = refine_mesh(net, domain)
     assert len(mesh.linear_regions) < len(mesh)
     assert_complexes_equal(mesh, pr.enumerate_regions(net, domain, engine="lp"))

@@ -15,11 +15,13 @@ from polyregions.networks._float_filter import (
     U,
     activate_maps,
     evaluate_maps,
+    float_layer,
     forward_maps,
     largest_entries,
     line_points,
     root_maps,
 )
+from polyregions.regions._mesh.sparse_layers import SparseLayer
 
 if TYPE_CHECKING:
     from polyregions.networks.layer import Layer
@@ -135,38 +137,39 @@ class RegionMaps:
     def _different_output_maps(self, pairs: np.ndarray, maps: np.ndarray | None, bounds: np.ndarray | None
                                ) -> np.ndarray | None:
         """Which pairs of final regions (``pairs``, two columns) the last layer's float maps (``maps`` with
-        ``bounds``, as ``fmaps`` and ``fmap_err`` were) prove to have
-        different output maps: some coefficient apart by more than both bounds (False proves nothing; None without
-        maps, when affine layers follow the last one refined, or when that layer is neither ReLU nor linear, whose
-        output maps the pieces would round).
+        ``bounds``, as ``fmaps`` and ``fmap_err`` were) prove to have different output maps: some coefficient
+        apart by more than both bounds (False proves nothing; None without maps, or when a sparse layer follows
+        the last one refined).
 
-        A region's output map is its last-layer map where the unit is on, zero where a ReLU unit is off, exactly;
-        so the float maps decide almost every adjacent pair with different maps, leaving the exact test only the
-        pairs that may share one (a linear region's cells)."""
+        A region's output map is its last-layer map through that layer's activation on the region's pieces and
+        through the affine layers after it, each step with a proven bound; so the float maps decide almost every
+        adjacent pair with different maps, leaving the exact test only the pairs that may share one (a linear
+        region's cells, and the pairs whose maps differ only where the affine layers do not look)."""
         if maps is None or bounds is None:  # (as on a network with no layer refined)
             return None
-        if len(self.layers) < len(self.net.layers):
-            return None  # affine layers follow, which may map different maps to one (a unit they ignore)
         q = len(self.layers) - 1
-        if not (self.layers[q].activation.is_linear or self.flayers[q].activation.is_relu):
+        after = self.net.layers[q + 1:]  # affine
+        if any(isinstance(layer, SparseLayer) for layer in after):
             return None
-        parent, pieces = self.ancestors[q], self.pieces[q]
+        affine = [float_layer(layer) for layer in after]
+        act, parent, pieces = self.flayers[q].activation, self.ancestors[q], self.pieces[q]
         different = np.zeros(len(pairs), dtype=bool)
-        for start in range(0, len(pairs), _PAIRS):
-            block = pairs[start:start + _PAIRS]
-            sides = []
-            for region in (block[:, 0], block[:, 1]):
-                M, E = maps[parent[region]], bounds[parent[region]]
-                if pieces is not None:  # ReLU: an off unit's map is zero exactly
-                    on = pieces[region] == 1
-                    M, E = np.where(on[:, None, :], M, 0.0), np.where(on, E, 0.0)
-                sides.append((M, E))
-            (M1, E1), (M2, E2) = sides
-            with np.errstate(all="ignore"):  # NaN and infinite bounds prove nothing
-                # |fl(a - b)| <= (1 + u)|a - b|, and the bounds' sum, rounded and taken (1 + 4u) larger, is at least
-                # (1 + u) times their true sum: a difference above it is above the true bounds' sum.
+        with np.errstate(all="ignore"):  # NaN and infinite bounds prove nothing
+            for start in range(0, len(pairs), _PAIRS):
+                block = pairs[start:start + _PAIRS]
+                sides = []
+                for region in (block[:, 0], block[:, 1]):
+                    up = parent[region]
+                    M, E = activate_maps(act, np.take(maps, up, axis=0), np.take(bounds, up, axis=0),
+                                         None if pieces is None else pieces[region])
+                    for flayer in affine:
+                        M, E = activate_maps(flayer.activation, *forward_maps(flayer, M, E), None)
+                    sides.append((M, E))
+                (M1, E1), (M2, E2) = sides
+                # |fl(a - b)| <= (1 + u)|a - b|, and the bounds' sum, rounded and taken (1 + 4u) larger, is at
+                # least (1 + u) times their true sum: a difference above it is above the true bounds' sum.
                 apart = np.abs(M1 - M2) > ((E1 + E2) * (1 + 4 * U))[:, None, :]
-            different[start:start + _PAIRS] = apart.any(axis=(1, 2))
+                different[start:start + _PAIRS] = apart.any(axis=(1, 2))
         return different
 
     def _anchored(self, vertices: np.ndarray, regions: np.ndarray, first: int = 0
