@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from polyregions.networks import activations as act
+from polyregions.networks._float_filter import in_single
 from polyregions.networks.initializers import he_normal
 from polyregions.networks.io import save_network
 from polyregions.networks.network import Network
@@ -126,3 +127,58 @@ def test_a_two_dimensional_run_loads_only_what_it_uses(tmp_path):
                    "polyregions.regions._mesh.mesh_1d", "numpy.ma"):
         assert module not in loaded, module
     assert "polyregions.cli.regions" in loaded
+
+
+# --- the last layer's values in single precision ----------------------------------------------------------------
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False, width=64),
+       st.one_of(st.just(0.0), st.floats(min_value=0, max_value=1e300, allow_nan=False)))
+def test_values_kept_in_single_precision_keep_bounds_that_cover_them(value, bound):
+    from fractions import Fraction
+
+    single, cover = in_single(np.array([value]), np.array([bound]))
+    assert single.dtype == cover.dtype == np.float32
+    s, c = float(single[0]), float(cover[0])
+    if np.isfinite(s) and np.isfinite(c):
+        assert abs(Fraction(s) - Fraction(value)) + Fraction(bound) <= Fraction(c)
+    else:
+        assert c == np.inf  # beyond the float32 range: nothing proven
+    if bound == 0 and np.isfinite(s) and Fraction(s) == Fraction(value):
+        assert c == 0  # an exact value stays exact
+
+
+@pytest.mark.parametrize("net, domain", [
+    (he_normal([2, 12, 12, 10], seed=4), dom.box(["-3/2", -1], [1, "5/3"])),
+    (_integer_net(1, act.relu()), dom.box([-2, -2], [2, 2])),  # ties: vertices exactly on later lines
+    (_integer_net(2, act.hardtanh()), dom.box([-2, -2], [2, 2])),  # two breakpoints per neuron
+    (he_normal([1, 10, 10, 10], seed=2), dom.box([-2], [3])),
+    (he_normal([3, 6, 6], seed=3), dom.box([-1, -1, -1], [1, 1, 1])),
+])
+def test_a_last_layer_kept_in_single_precision_gives_the_same_complex(monkeypatch, net, domain):
+    reference = refine_mesh(net, domain)
+    kept = []
+    monkeypatch.setattr(mesh_loop, "_SINGLE_ENTRIES", 0)  # every last layer kept in single precision
+    monkeypatch.setattr(mesh_loop, "in_single", lambda z, e: kept.append(z.size) or in_single(z, e))
+    single = refine_mesh(net, domain)
+    assert kept  # the single-precision arrays were used
+    assert_complexes_equal(single, reference)
+    assert len(single.linear_regions) == len(reference.linear_regions)
+
+
+def test_a_layers_vertex_arrays_have_room_and_fall_back_when_address_space_is_refused(monkeypatch):
+    from polyregions.regions._mesh import support
+
+    Z, S = support.vertex_arrays(100, [(3, np.float32), (8, np.int8)])
+    assert Z.shape == (8 * 100 + 4096, 3) and S.shape == (8 * 100 + 4096, 8)
+    assert Z.dtype == np.float32 and S.dtype == np.int8 and not Z.any() and not S.any()
+    zeros = np.zeros
+
+    def refusing(shape, dtype):
+        if shape[0] > 4 * 100 + 4096:
+            raise MemoryError
+        return zeros(shape, dtype=dtype)
+
+    monkeypatch.setattr(support.np, "zeros", refusing)
+    (Z,) = support.vertex_arrays(100, [(3, np.float64)])
+    assert Z.shape == (4 * 100 + 4096, 3)

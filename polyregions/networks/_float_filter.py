@@ -68,6 +68,13 @@ difference of two products, computed within ``gamma_2`` of the products of the d
 the exact value: a bound computed per vertex from its own region's map, which does not grow with the chain of
 interpolations that made the vertex.
 
+*Storage in single precision* (:func:`in_single`). A value ``v^`` kept as the float32 ``s`` nearest to it (then
+read back as a double, exactly) is within ``e + |s - v^|`` of the exact value; ``s - v^`` is computed exactly (the
+two are within a factor of two of each other, or ``s`` is 0 or infinite). Its bound is stored as a float32 no
+smaller than that sum: the sum times ``1 + 2^-20`` plus ``2^-140`` rounds to nearest above it (relative error
+``2^-24`` of a normal float32, absolute ``2^-150`` of a subnormal one, an infinite bound beyond the float32 range);
+an exact value that is a float32 keeps the bound 0.
+
 *Signs.* ``d = fl(v - xi^)`` has ``|d - (exact - xi)| <= e + e_xi + 2u |d|``; the sign of ``d`` is proven when
 ``|d| (1 - 64u) > (e + e_xi)(1 + 64u)`` (a wider margin than needed, so that a proven sign also gives the
 interpolation above a positive denominator), and the value is proven equal to ``xi`` when ``d == 0`` with
@@ -97,7 +104,7 @@ if TYPE_CHECKING:
 
 __all__ = ["U", "gamma", "safety", "UNCERTAIN", "FloatActivation", "FloatLayer", "float_layer",
            "certified_signs", "certified_signs_each", "sorted_breakpoint_signs", "doubles", "forward_layer",
-           "interpolate", "root_maps", "forward_maps",
+           "interpolate", "in_single", "root_maps", "forward_maps",
            "activate_maps", "largest_entries", "line_points", "evaluate_maps"]
 
 #: The unit roundoff of IEEE double precision.
@@ -366,6 +373,18 @@ def interpolate(zp: np.ndarray, ep: np.ndarray, zq: np.ndarray, eq: np.ndarray, 
     e = ((1 - lam_c) * ep + lam_c * eq + e_lam[:, None] * (adiff + ep + eq)
          + gamma(3) * (np.abs(zp) + lam_c * adiff) + _TINY * (diff != 0)) * safety(8)
     return z, e, lam
+
+
+@_quiet
+def in_single(z: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Values ``z`` with bounds ``e`` stored in single precision: the nearest float32 values, and float32 bounds
+    that cover ``e`` and that rounding (half the memory, bounds about ``2^-24 |z|`` wider)."""
+    single = z.astype(np.float32)
+    moved = np.abs(single.astype(np.float64) - z)
+    moved[np.isnan(moved)] = np.inf  # an infinite value (or NaN) proves nothing
+    bound = (e + moved) * (1 + 2.0 ** -20) + 2.0 ** -140
+    bound[(e == 0) & (moved == 0)] = 0.0  # an exact value stays exact
+    return single, bound.astype(np.float32)
 
 
 # affine maps of regions --------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from polyregions.networks._float_filter import (
     doubles,
     float_layer,
     forward_layer,
+    in_single,
     interpolate,
     safety,
 )
@@ -41,6 +42,7 @@ from polyregions.regions._mesh.support import (
     grow,
     padded,
     unproven_rows,
+    vertex_arrays,
 )
 from polyregions.regions._mesh.vertex_sides import VertexSides
 from polyregions.regions.complex import Region
@@ -56,6 +58,11 @@ __all__ = ["Mesh"]
 _RELEASED = np.empty((0, 0), dtype=np.int8)
 _RELEASED.flags.writeable = False
 _ROWS = 8192  # vertices per block when a layer's values are computed
+#: Vertices times units above which the last layer refined keeps its values and bounds in single precision
+#: (:func:`~polyregions.networks._float_filter.in_single`): no later layer is computed from them, only that
+#: layer's sides and the values of the vertices its splits create, so the bounds' ``2^-24 |z|`` costs a few
+#: more exact decisions and saves half of a wide network's largest arrays.
+_SINGLE_ENTRIES = 1 << 25
 
 
 class Mesh(VertexSides, RegionMaps, ABC):
@@ -273,14 +280,10 @@ class Mesh(VertexSides, RegionMaps, ABC):
         per hyperplane."""
         layer, sparse = self.layers[q], self.sparse
         width = layer.width
-        # Room for the vertices the layer will add (a few times as many as it starts with, as measured on
-        # He-normal networks): rows are touched only when written, so unused room costs address space rather than
-        # memory, while growing a large array copies it.
-        room = 4 * self.nv + 4096
-        Z, E = np.zeros((room, width)), np.zeros((room, width))
+        precision = np.float32 if q == len(self.layers) - 1 and self.nv * width >= _SINGLE_ENTRIES else np.float64
         T = len(layer.activation.breakpoints)
         self.S = _RELEASED  # the previous layer's sides are not read again
-        S = np.zeros((room, padded(width * T)), dtype=np.int8)
+        Z, E, S = vertex_arrays(self.nv, [(width, precision), (width, precision), (padded(width * T), np.int8)])
         use_maps = self._next_maps(q, sparse)
         face = self._face_of_vertex() if use_maps else None
         if q == 0:
@@ -292,27 +295,30 @@ class Mesh(VertexSides, RegionMaps, ABC):
             else:
                 h_val, e_val = corners[rows], corner_errors[rows]
             weights = sparse[q]
+            # Computed in double precision, in place when the layer keeps its values so.
+            n = rows.stop - rows.start
+            z, e = (Z[rows], E[rows]) if precision is np.float64 else (np.empty((n, width)), np.empty((n, width)))
             if weights is None:
-                forward_layer(self.flayers[q], h_val, e_val, out=(Z[rows], E[rows]))
+                forward_layer(self.flayers[q], h_val, e_val, out=(z, e))
             else:
-                Z[rows], E[rows] = sparse_forward(self.flayers[q], weights, h_val, e_val)
+                z[:], e[:] = sparse_forward(self.flayers[q], weights, h_val, e_val)
             if T:
-                self._sides(q, Z[rows], E[rows], out=S[rows])
+                self._sides(q, z, e, out=S[rows])
             if face is not None:
                 # Where the values carried from the last layer leave a side open (their bounds grow with depth),
                 # the values from the vertex's region's map at its point, from the rows of its two lines; both
                 # enclose the same value, so each entry keeps the smaller bound.
-                todo = (start + unproven_rows(S[rows]) if T else
-                        np.arange(rows.start, rows.stop)[~np.isfinite(E[rows]).all(axis=1)])
-                if not todo.size:
-                    continue
-                Za, Ea, _ = self._anchored(todo, face[todo])
-                Zc, Ec = Z[todo], E[todo]
-                tighter = Ea < Ec
-                Zc[tighter], Ec[tighter] = Za[tighter], Ea[tighter]
-                Z[todo], E[todo] = Zc, Ec
-                if T:
-                    S[todo] = self._sides(q, Zc, Ec)
+                todo = unproven_rows(S[rows]) if T else np.flatnonzero(~np.isfinite(e).all(axis=1))
+                if todo.size:
+                    Za, Ea, _ = self._anchored(start + todo, face[start + todo])
+                    zc, ec = z[todo], e[todo]
+                    tighter = Ea < ec
+                    zc[tighter], ec[tighter] = Za[tighter], Ea[tighter]
+                    z[todo], e[todo] = zc, ec
+                    if T:
+                        S[start + todo] = self._sides(q, zc, ec)
+            if precision is not np.float64:
+                Z[rows], E[rows] = in_single(z, e)
         self.Z, self.E, self.S = Z, E, S  # the previous layer's values go
         del Z, E, S
         if layer.activation.is_linear:
@@ -395,8 +401,9 @@ class Mesh(VertexSides, RegionMaps, ABC):
         fa = self.flayers[q].activation
         unit, bp = divmod(h, fa.breakpoints.size)
         Z, E = self.Z[:, first:], self.E[:, first:]
-        return interpolate(Z[ends], E[ends], Z[other_ends], E[other_ends], unit - first, fa.breakpoints[bp],
-                           fa.breakpoint_errors[bp])
+        zp, ep, zq, eq = (np.asarray(values[at], dtype=np.float64)  # arithmetic in double precision always
+                          for values, at in ((Z, ends), (E, ends), (Z, other_ends), (E, other_ends)))
+        return interpolate(zp, ep, zq, eq, unit - first, fa.breakpoints[bp], fa.breakpoint_errors[bp])
 
     def _pattern_matrix(self, faces: int) -> np.ndarray:
         """Pieces of every neuron (columns in the order of ``Network.neurons``) for faces ``0..faces-1``."""

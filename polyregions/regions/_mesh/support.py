@@ -1,10 +1,12 @@
-"""What the parts of the mesh engine share: vertex sides as bits, growable and ragged arrays, geometry computed
-once on demand, the engine's internal error, and a pause of the garbage collector around bulk object creation."""
+"""What the parts of the mesh engine share: vertex sides as bits, growable and ragged arrays, a layer's vertex
+arrays, geometry computed once on demand, the engine's internal error, and a pause of the garbage collector around
+bulk object creation."""
 
 from __future__ import annotations
 
+import os
 import threading
-from typing import Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -12,7 +14,8 @@ from polyregions._support.runtime import collector_paused
 from polyregions.errors import PolyregionsError
 
 __all__ = ["KEY", "ID", "ON", "ABOVE", "BELOW", "UNPROVEN", "SIDE_OF_SIGN", "ragged", "distinct", "distinct_ranks",
-           "distinct_by_slots", "followed", "unproven_rows", "grow", "padded", "or_rows", "ComputedOnce", "MeshError"]
+           "distinct_by_slots", "followed", "unproven_rows", "grow", "vertex_arrays", "padded", "or_rows",
+           "ComputedOnce", "MeshError"]
 
 #: Key of an unordered pair of vertex ids ``(u, w)``, ``u <= w``: ``u * KEY + w``.
 KEY = np.int64(1) << 31
@@ -127,6 +130,29 @@ def grow(array: np.ndarray, needed: int) -> np.ndarray:
     grown = np.zeros((size,) + array.shape[1:], dtype=array.dtype)
     grown[:array.shape[0]] = array
     return grown
+
+
+def vertex_arrays(count: int, columns: Sequence[tuple[int, Any]]) -> list[np.ndarray]:
+    """Zeroed arrays of ``(rows, width)`` with the given widths and dtypes for a layer's values at ``count``
+    vertices and at the vertices it will add.
+
+    A layer adds a few times as many vertices as it starts with (over four times on the second layer of a wide
+    He-normal network), and growing a large array copies it, so that for a moment it is held twice. The rows are
+    touched only when written, so room costs address space rather than memory: eight times ``count``, with each
+    array under a quarter of the machine's memory, and four times where the system refuses that much address
+    space.
+    """
+    least = 4 * count + 4096
+    try:
+        limit = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 4
+    except (ValueError, OSError):
+        limit = 0
+    row_bytes = max(width * np.dtype(dtype).itemsize for width, dtype in columns) or 1
+    rows = max(least, min(8 * count + 4096, limit // row_bytes))
+    try:
+        return [np.zeros((rows, width), dtype=dtype) for width, dtype in columns]
+    except MemoryError:
+        return [np.zeros((least, width), dtype=dtype) for width, dtype in columns]
 
 
 def padded(columns: int) -> int:

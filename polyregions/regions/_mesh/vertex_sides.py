@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from polyregions.networks._float_filter import UNCERTAIN, certified_signs, sorted_breakpoint_signs
+from polyregions.networks._float_filter import UNCERTAIN, certified_signs, in_single, sorted_breakpoint_signs
 from polyregions.regions._mesh.exact_maps import ExactMaps
 from polyregions.regions._mesh.support import (
     ABOVE,
@@ -104,10 +104,14 @@ class VertexSides:
                 d = n + (xi[0] - xk) * w
                 sides.append(ABOVE if d > 0 else (BELOW if d < 0 else ON))
         where, unit = vertices[at], units
-        self.Z[where, unit] = values
-        self.E[where, unit] = errors
+        self.Z[where, unit], self.E[where, unit] = self._kept(np.array(values), np.array(errors))
         columns = (unit[:, None] * T + np.arange(T)).ravel()
         self.S[np.repeat(where, T), columns] = sides
+
+    def _kept(self, z: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Values and bounds (doubles) as the current layer's arrays keep them: in single precision, with the
+        rounding in the bounds (:func:`~polyregions.networks._float_filter.in_single`), when those are float32."""
+        return in_single(z, e) if self.Z.dtype == np.float32 else (z, e)
 
     def _settle(self, q: int, vertices: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Write the sides that :attr:`constant_rounds` fixes from the regions' pieces (on a ReLU layer); return
@@ -177,7 +181,7 @@ class VertexSides:
         start, end = self.nv, self.nv + len(new_ids)
         assert not new_ids.size or (new_ids[0] == start and new_ids[-1] == end - 1)  # the next ids, in order
         self.Z, self.E, self.S = grow(self.Z, end), grow(self.E, end), grow(self.S, end)
-        self.Z[start:end, first:], self.E[start:end, first:] = Zn, En
+        self.Z[start:end, first:], self.E[start:end, first:] = self._kept(Zn, En)
         if first:
             self.Z[start:end, :first], self.E[start:end, :first] = np.nan, np.inf  # never read; proves nothing
         Sn = self.S[start:end]
