@@ -352,3 +352,29 @@ def test_without_the_float_proofs_the_linear_regions_are_the_same(monkeypatch):
     without = refine_mesh(net, domain)
     assert "_proven_different" not in without.__dict__
     assert with_proofs.linear_regions == without.linear_regions
+
+
+def _projection_case(seed: int, scale: float, factor: float = 1.0):
+    """Two float versions of one map, each entry off by up to its bound (most at the bound), and whether their
+    projections are called apart with their bounds scaled by ``factor``."""
+    from polyregions.regions._mesh.region_maps import _apart, _projected
+
+    rng = np.random.default_rng(seed)
+    M = rng.normal(size=(1, 3, 7)) * scale
+    E = np.abs(rng.normal(size=(1, 7))) * scale * 1e-9
+    sides = []
+    for sign in (1, -1):
+        shift = sign * E[:, None, :] * rng.choice([1.0, 1.0, 0.5, 0.0], size=M.shape)
+        value, error = _projected(M + shift, E)
+        sides += [value, error * factor]
+    return bool(_apart(*sides)[0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10 ** 6), scale=st.sampled_from([1.0, 1e-8, 1e8, 1e-300]))
+def test_projections_of_one_map_known_within_its_bounds_are_never_apart(seed, scale):
+    assert not _projection_case(seed, scale)
+
+
+def test_projections_with_weakened_bounds_are_called_apart():
+    assert any(_projection_case(seed, 1.0, factor=0.1) for seed in range(50))
