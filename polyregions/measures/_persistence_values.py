@@ -183,7 +183,7 @@ def _enclosures(engine, used: np.ndarray, shift: Fraction) -> tuple[np.ndarray, 
     """Floats of ``f = z - B`` at the vertices ``used`` and radii: the engine's bound on ``z``, widened as its
     own sign test widens it (``64 u``), plus the rounding of the subtraction."""
     u = 2.0 ** -53
-    z, e = (a[used] for a in engine.last_values)
+    z, e = (a[used].astype(np.float64) for a in engine.last_values)  # (kept in single precision)
     B = float(shift)
     with np.errstate(invalid="ignore", over="ignore"):
         return z - B, e * (1 + 128 * u) + 2 * u * (np.abs(z) + B) + 1e-300

@@ -73,7 +73,8 @@ read back as a double, exactly) is within ``e + |s - v^|`` of the exact value; `
 two are within a factor of two of each other, or ``s`` is 0 or infinite). Its bound is stored as a float32 no
 smaller than that sum: the sum times ``1 + 2^-20`` plus ``2^-140`` rounds to nearest above it (relative error
 ``2^-24`` of a normal float32, absolute ``2^-150`` of a subnormal one, an infinite bound beyond the float32 range);
-an exact value that is a float32 keeps the bound 0.
+an exact value that is a float32 keeps the bound 0. The mesh keeps every layer's bounds so
+(:func:`single_bounds`), and its values in double precision but on a large last layer.
 
 *Signs.* ``d = fl(v - xi^)`` has ``|d - (exact - xi)| <= e + e_xi + 2u |d|``; the sign of ``d`` is proven when
 ``|d| (1 - 64u) > (e + e_xi)(1 + 64u)`` (a wider margin than needed, so that a proven sign also gives the
@@ -104,7 +105,7 @@ if TYPE_CHECKING:
 
 __all__ = ["U", "gamma", "safety", "UNCERTAIN", "FloatActivation", "FloatLayer", "float_layer",
            "certified_signs", "certified_signs_each", "sorted_breakpoint_signs", "doubles", "forward_layer",
-           "interpolate", "in_single", "root_maps", "forward_maps",
+           "interpolate", "in_single", "single_bounds", "root_maps", "forward_maps",
            "activate_maps", "largest_entries", "line_points", "evaluate_maps"]
 
 #: The unit roundoff of IEEE double precision.
@@ -382,9 +383,16 @@ def in_single(z: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     single = z.astype(np.float32)
     moved = np.abs(single.astype(np.float64) - z)
     moved[np.isnan(moved)] = np.inf  # an infinite value (or NaN) proves nothing
-    bound = (e + moved) * (1 + 2.0 ** -20) + 2.0 ** -140
-    bound[(e == 0) & (moved == 0)] = 0.0  # an exact value stays exact
-    return single, bound.astype(np.float32)
+    return single, single_bounds(e + moved)
+
+
+def single_bounds(e: np.ndarray) -> np.ndarray:
+    """Bounds ``e`` stored in single precision: float32 bounds no smaller than them (0 stays 0, NaN becomes
+    infinite), read back as doubles exactly. Half the memory of a layer's bounds, for a relative ``2^-24``."""
+    bound = e * (1 + 2.0 ** -20) + 2.0 ** -140
+    bound[e == 0] = 0.0
+    bound[np.isnan(bound)] = np.inf
+    return bound.astype(np.float32)
 
 
 # affine maps of regions --------------------------------------------------------------------------------------

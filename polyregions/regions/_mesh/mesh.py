@@ -24,6 +24,7 @@ from polyregions.networks._float_filter import (
     in_single,
     interpolate,
     safety,
+    single_bounds,
 )
 from polyregions.regions._mesh.region_maps import RegionMaps
 from polyregions.regions._mesh.sparse_layers import (
@@ -58,10 +59,10 @@ __all__ = ["Mesh"]
 _RELEASED = np.empty((0, 0), dtype=np.int8)
 _RELEASED.flags.writeable = False
 _ROWS = 8192  # vertices per block when a layer's values are computed
-#: Vertices times units above which the last layer refined keeps its values and bounds in single precision
-#: (:func:`~polyregions.networks._float_filter.in_single`): no later layer is computed from them, only that
-#: layer's sides and the values of the vertices its splits create, so the bounds' ``2^-24 |z|`` costs a few
-#: more exact decisions and saves half of a wide network's largest arrays.
+#: Vertices times units above which the last layer refined keeps its values in single precision, as every layer
+#: keeps its bounds (:func:`~polyregions.networks._float_filter.in_single`): no later layer is computed from
+#: them, only that layer's sides and the values of the vertices its splits create, so the bounds' ``2^-24 |z|``
+#: costs a few more exact decisions and saves a third of a wide network's largest arrays.
 _SINGLE_ENTRIES = 1 << 25
 
 
@@ -283,7 +284,7 @@ class Mesh(VertexSides, RegionMaps, ABC):
         precision = np.float32 if q == len(self.layers) - 1 and self.nv * width >= _SINGLE_ENTRIES else np.float64
         T = len(layer.activation.breakpoints)
         self.S = _RELEASED  # the previous layer's sides are not read again
-        Z, E, S = vertex_arrays(self.nv, [(width, precision), (width, precision), (padded(width * T), np.int8)])
+        Z, E, S = vertex_arrays(self.nv, [(width, precision), (width, np.float32), (padded(width * T), np.int8)])
         use_maps = self._next_maps(q, sparse)
         face = self._face_of_vertex() if use_maps else None
         if q == 0:
@@ -291,13 +292,13 @@ class Mesh(VertexSides, RegionMaps, ABC):
         for start in range(0, self.nv, _ROWS):  # in blocks of rows: no temporary of the whole layer
             rows = slice(start, min(start + _ROWS, self.nv))
             if q > 0:
-                h_val, e_val = activate(self.flayers[q - 1], self.Z[rows], self.E[rows])
+                h_val, e_val = activate(self.flayers[q - 1], self.Z[rows], self.E[rows].astype(np.float64))
             else:
                 h_val, e_val = corners[rows], corner_errors[rows]
             weights = sparse[q]
-            # Computed in double precision, in place when the layer keeps its values so.
+            # Computed in double precision, the values in place when the layer keeps them so.
             n = rows.stop - rows.start
-            z, e = (Z[rows], E[rows]) if precision is np.float64 else (np.empty((n, width)), np.empty((n, width)))
+            z, e = Z[rows] if precision is np.float64 else np.empty((n, width)), np.empty((n, width))
             if weights is None:
                 forward_layer(self.flayers[q], h_val, e_val, out=(z, e))
             else:
@@ -317,7 +318,9 @@ class Mesh(VertexSides, RegionMaps, ABC):
                     z[todo], e[todo] = zc, ec
                     if T:
                         S[start + todo] = self._sides(q, zc, ec)
-            if precision is not np.float64:
+            if precision is np.float64:
+                E[rows] = single_bounds(e)
+            else:
                 Z[rows], E[rows] = in_single(z, e)
         self.Z, self.E, self.S = Z, E, S  # the previous layer's values go
         del Z, E, S

@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from polyregions.networks._float_filter import UNCERTAIN, certified_signs, in_single, sorted_breakpoint_signs
+from polyregions.networks._float_filter import (
+    UNCERTAIN,
+    certified_signs,
+    in_single,
+    single_bounds,
+    sorted_breakpoint_signs,
+)
 from polyregions.regions._mesh.exact_maps import ExactMaps
 from polyregions.regions._mesh.support import (
     ABOVE,
@@ -109,9 +115,10 @@ class VertexSides:
         self.S[np.repeat(where, T), columns] = sides
 
     def _kept(self, z: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Values and bounds (doubles) as the current layer's arrays keep them: in single precision, with the
-        rounding in the bounds (:func:`~polyregions.networks._float_filter.in_single`), when those are float32."""
-        return in_single(z, e) if self.Z.dtype == np.float32 else (z, e)
+        """Values and bounds (doubles) as the current layer's arrays keep them: the bounds in single precision
+        (:func:`~polyregions.networks._float_filter.single_bounds`), and the values too, with their rounding in
+        the bounds (:func:`~polyregions.networks._float_filter.in_single`), when those are float32."""
+        return in_single(z, e) if self.Z.dtype == np.float32 else (z, single_bounds(e))
 
     def _settle(self, q: int, vertices: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Write the sides that :attr:`constant_rounds` fixes from the regions' pieces (on a ReLU layer); return
