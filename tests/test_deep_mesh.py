@@ -378,3 +378,29 @@ def test_projections_of_one_map_known_within_its_bounds_are_never_apart(seed, sc
 
 def test_projections_with_weakened_bounds_are_called_apart():
     assert any(_projection_case(seed, 1.0, factor=0.1) for seed in range(50))
+
+
+def test_maps_computed_in_the_previous_layers_arrays_equal_maps_computed_afresh(monkeypatch):
+    """Layers as wide as the one before compute their maps in its arrays (the regions cut from others first):
+    every map so computed encloses the same exact map as one computed from a copy of the previous layer's."""
+    from polyregions.regions._mesh import region_maps as rm
+
+    original, checked = rm.RegionMaps._next_maps, []
+
+    def checking(self, q, sparse):
+        before = None if self.fmaps is None else (self.fmaps.copy(), self.fmap_err.copy(), self._map_room)
+        found = original(self, q, sparse)
+        if found and before is not None and self.xmaps is None and not self.extended[q - 1]:
+            maps, errors, room = before
+            up, on = self.ancestors[q - 1], self.pieces[q - 1]
+            H, EH = ff.activate_maps(self.flayers[q - 1].activation, maps[up], errors[up], on)
+            fresh, fresh_errors = ff.forward_maps(self.flayers[q], H, EH)
+            assert (np.abs(fresh - self.fmaps) <= (fresh_errors + self.fmap_err)[:, None, :]).all()
+            checked.append(room is not None and self._map_room is room)
+        return found
+
+    monkeypatch.setattr(rm.RegionMaps, "_next_maps", checking)
+    net = he_normal([2] + [8] * 7, seed=5)
+    domain = dom.box([-1, -1], [1, 1])
+    assert_complexes_equal(refine_mesh(net, domain), pr.enumerate_regions(net, domain, engine="lp"))
+    assert any(checked)  # computed in place on some layer

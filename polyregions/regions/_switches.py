@@ -28,12 +28,13 @@ def ranked_edges(rank: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     return np.stack([keys // count, keys % count], axis=1)
 
 
-def switch_arrays(patterns: np.ndarray, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def switch_arrays(patterns: np.ndarray, edges: np.ndarray, words: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(starts, columns, switches, neurons)`` of the ``edges`` (pairs of rows of ``patterns``): the neurons
     that switch across edge ``e`` are ``columns[starts[e]:starts[e + 1]]``, ``switches[e]`` of them, and
     ``neurons[e]`` is the first (0 when none), as :func:`~polyregions.regions._linear_regions.linear_region_roots`
-    reads them."""
-    starts, columns = _switching(patterns, edges)
+    reads them. ``words``: the patterns' :func:`bit_words`, when the caller has them."""
+    starts, columns = _switching(patterns, edges, words)
     switches = np.diff(starts)
     neurons = np.zeros(len(edges), dtype=np.int64)
     neurons[switches > 0] = columns[starts[:-1][switches > 0]]
@@ -43,7 +44,7 @@ def switch_arrays(patterns: np.ndarray, edges: np.ndarray) -> tuple[np.ndarray, 
 def bit_words(patterns: np.ndarray) -> np.ndarray:
     """Patterns of zeros and ones as 64-bit words, 64 neurons each, neuron ``64 w + i`` at bit ``63 - i`` of
     word ``w``."""
-    packed = np.packbits(patterns.astype(bool), axis=1)
+    packed = np.packbits(patterns, axis=1)  # (integers: no boolean copy of a large matrix)
     padded = np.zeros((len(patterns), -(-packed.shape[1] // 8) * 8), dtype=np.uint8)
     padded[:, :packed.shape[1]] = packed
     return padded.view(">u8").astype(np.uint64)
@@ -73,7 +74,8 @@ def _byte_neuron(value: np.ndarray, word: np.ndarray) -> tuple[np.ndarray, np.nd
     return single, (8 * word + byte)[single]
 
 
-def _switching(patterns: np.ndarray, edges: np.ndarray, chunk: int = 16384) -> tuple[np.ndarray, np.ndarray]:
+def _switching(patterns: np.ndarray, edges: np.ndarray, words: np.ndarray | None = None, chunk: int = 16384
+               ) -> tuple[np.ndarray, np.ndarray]:
     """The neurons that switch across every edge: ``columns[starts[e]:starts[e + 1]]`` for edge ``e``.
 
     Patterns of small pieces are compared many neurons at a time, as 64-bit words (64 neurons a word when every
@@ -86,7 +88,9 @@ def _switching(patterns: np.ndarray, edges: np.ndarray, chunk: int = 16384) -> t
     first = np.zeros(len(edges), dtype=np.int64)
     slow = np.arange(len(edges))
     packed: tuple[np.ndarray, Callable] | None = None
-    if width and len(patterns) and 0 <= patterns.min() and patterns.max() <= 1:
+    if words is not None:
+        packed = words, _bit_neuron
+    elif width and len(patterns) and 0 <= patterns.min() and patterns.max() <= 1:
         packed = bit_words(patterns), _bit_neuron
     elif width and patterns.dtype.itemsize == 1:
         packed = _byte_words(patterns), _byte_neuron

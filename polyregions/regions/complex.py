@@ -333,8 +333,10 @@ def complex_from_arrays(network, domain, regions: "Sequence[Region]", patterns: 
     the complex's ``regions`` are first read. ``different``: per pair, whether the engine proved the two regions'
     output maps different (the linear regions then need no exact test of that pair)."""
     count, width = patterns.shape
+    words = None
     if width and 0 <= patterns.min() and patterns.max() <= 1:
-        order = np.lexsort(bit_words(patterns).T[::-1])  # the rows' bits, first neuron highest, sort like them
+        words = bit_words(patterns)
+        order = np.lexsort(words.T[::-1])  # the rows' bits, first neuron highest, sort like them
     elif width and 0 <= patterns.min() and patterns.max() < 255:
         # Rows as byte strings sort like the tuples; +1 keeps numpy from dropping trailing zero bytes. The
         # patterns are distinct, so any sort gives the one order.
@@ -346,13 +348,15 @@ def complex_from_arrays(network, domain, regions: "Sequence[Region]", patterns: 
     rank = np.empty(count, dtype=np.int64)
     rank[order] = np.arange(count)
     ordered = patterns[order]
+    words = None if words is None else words[order]
     adjacency: Any = ()
     edges = np.zeros((0, 2), dtype=np.int64)
     switches = neurons = np.zeros(0, dtype=np.int64)
     if len(pairs):
         edges = ranked_edges(rank, pairs)
-        starts, columns, switches, neurons = switch_arrays(ordered, edges)
+        starts, columns, switches, neurons = switch_arrays(ordered, edges, words)
         adjacency = partial(adjacency_of, edges, starts, columns, switches, neurons, count, width)
+    del words
     sorted_regions: Any = (partial(regions.ordered, order.tolist()) if isinstance(regions, DeferredRegions)
                            else tuple(map(regions.__getitem__, order.tolist())))
     complex_ = RegionComplex(network, domain, sorted_regions, adjacency, exact=exact, engine=engine)

@@ -109,6 +109,7 @@ class Mesh(VertexSides, RegionMaps, ABC):
         # their bounds (regions, width), or None.
         self.fmaps: np.ndarray | None = None
         self.fmap_err: np.ndarray | None = None
+        self._map_room: tuple[np.ndarray, np.ndarray] | None = None  # the arrays they begin, with room to grow
         # The maps in extended precision (np.longdouble) that the next layer's are computed from, on deep networks
         # (see _extended_maps), else None.
         self.xmaps: np.ndarray | None = None
@@ -283,8 +284,15 @@ class Mesh(VertexSides, RegionMaps, ABC):
         width = layer.width
         precision = np.float32 if q == len(self.layers) - 1 and self.nv * width >= _SINGLE_ENTRIES else np.float64
         T = len(layer.activation.breakpoints)
+        if (q > 0 and self.Z.dtype == precision and self.Z.shape[1] == width and self.S.shape[1] == padded(width * T)
+                and self.Z.shape[0] >= 4 * self.nv):
+            # A layer as wide as the one before takes over its arrays while they have room for the vertices it
+            # adds: each block of rows is read before it is written, and a deep network's largest arrays are
+            # then held once.
+            Z, E, S = self.Z, self.E, self.S
+        else:
+            Z, E, S = vertex_arrays(self.nv, [(width, precision), (width, np.float32), (padded(width * T), np.int8)])
         self.S = _RELEASED  # the previous layer's sides are not read again
-        Z, E, S = vertex_arrays(self.nv, [(width, precision), (width, np.float32), (padded(width * T), np.int8)])
         use_maps = self._next_maps(q, sparse)
         face = self._face_of_vertex() if use_maps else None
         if q == 0:
@@ -344,7 +352,7 @@ class Mesh(VertexSides, RegionMaps, ABC):
     def release(self) -> None:
         """Drop the float state once every layer is refined: the output needs none of it."""
         self.Z = self.E = self.S = self.code = _RELEASED
-        self.fmaps = self.fmap_err = self.xmaps = self.xerr = None
+        self.fmaps = self.fmap_err = self.xmaps = self.xerr = self._map_room = None
 
     def _output(self) -> tuple[Sequence[Region], np.ndarray, np.ndarray]:
         maps = self.fmaps, self.fmap_err  # held here past the release, until the pairs' output maps are compared

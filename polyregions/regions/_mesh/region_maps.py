@@ -44,11 +44,13 @@ _DEEP = 4
 class RegionMaps:
     """The region-map part of :class:`~.mesh.Mesh` (a base class of it): the current layer's float maps on the
     regions of the previous layers ``fmaps`` (regions, k + 1, width) with bounds ``fmap_err`` (regions, width), or
-    None; in extended precision ``xmaps`` and ``xerr`` on the layers ``extended`` marks. The other attributes below
+    None, the first rows of the arrays ``_map_room`` (in double precision) that the next layer's maps may grow
+    into; in extended precision ``xmaps`` and ``xerr`` on the layers ``extended`` marks. The other attributes below
     are the mesh's, set by it."""
 
     fmaps: np.ndarray | None
     fmap_err: np.ndarray | None
+    _map_room: tuple[np.ndarray, np.ndarray] | None
     xmaps: np.ndarray | None
     xerr: np.ndarray | None
     extended: list[bool]
@@ -71,6 +73,7 @@ class RegionMaps:
         if extended is not None and self.extended[q]:
             previous_err = self.xerr  # the bounds of the extended maps, not widened by their rounding to double
         self.fmaps = self.fmap_err = self.xmaps = self.xerr = None
+        room, self._map_room = self._map_room, None
         if (self.k != 2 or any(weights is not None for weights in sparse) or (q > 0 and previous is None)
                 or sum(not layer.activation.is_linear for layer in self.layers) < _DEEP):
             return False
@@ -88,16 +91,24 @@ class RegionMaps:
         pieces = self.pieces[q - 1]
         source = extended if self.extended[q] else previous  # the layer before was extended too
         assert source is not None
-        maps = np.empty((self.nf, self.k + 1, width), dtype=source.dtype)
-        errors = np.empty((self.nf, width))
+        before = previous_err.shape[0]
+        if not (source is previous and previous.shape[2] == width and room is not None
+                and room[0].shape[0] >= self.nf and np.array_equal(parent[:before], np.arange(before))):
+            # Room for as many regions as maps are ever kept for: rows are touched only when written.
+            rows = _MAP_BYTES // ((self.k + 2) * width * 8)
+            room = np.empty((rows, self.k + 1, width), dtype=source.dtype), np.empty((rows, width))
+        maps, errors = room[0][:self.nf], room[1][:self.nf]
+        self._map_room = room if maps.dtype == np.float64 else None
         act = self.flayers[q - 1].activation
-        for start in range(0, self.nf, _REGIONS):
-            block = slice(start, min(start + _REGIONS, self.nf))
+        # The regions cut from others first: they read only the maps of the regions they were cut from. Those keep
+        # their numbers, so that on the previous layer's arrays each of them is then computed in place.
+        for start in [*range(before, self.nf, _REGIONS), *range(0, before, _REGIONS)]:
+            block = slice(start, min(start + _REGIONS, self.nf if start >= before else before))
             up = parent[block]  # (np.take: fancy indexing of a 3-D array is slower)
             H, EH = activate_maps(act, np.take(source, up, axis=0), np.take(previous_err, up, axis=0),
                                   None if pieces is None else pieces[block])
             forward_maps(flayer, H, EH, out=(maps[block], errors[block]))
-        del previous, previous_err, extended, source
+        del previous, previous_err, extended, source, room
         self._store_maps(maps, errors)
         return True
 
