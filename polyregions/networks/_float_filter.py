@@ -447,12 +447,13 @@ def forward_maps(layer: FloatLayer, H: np.ndarray, EH: np.ndarray,
 def activate_maps(act: FloatActivation, G: np.ndarray, EG: np.ndarray, pieces: np.ndarray | None
                   ) -> tuple[np.ndarray, np.ndarray]:
     """The activation applied to maps ``G`` (regions, k + 1, width) with bounds ``EG`` (regions, width), the
-    piece of every unit on every region given exactly (``pieces``: regions x width; None: piece 0)."""
+    piece of every unit on every region given exactly (``pieces``: regions x width; None: piece 0). A ReLU
+    multiplies by the pieces (0 or 1; three times as fast as selecting): an infinite entry of an inactive unit
+    then gives NaN, which proves nothing, as every non-finite value."""
     if pieces is None:
-        pieces = np.zeros(EG.shape, dtype=np.int64)
+        pieces = np.zeros(EG.shape, dtype=np.int8)
     if act.is_relu:
-        on = pieces == 1
-        return np.where(on[:, None, :], G, 0), np.where(on, EG, 0.0)
+        return G * pieces[:, None, :], EG * pieces
     q, p = act.slopes[pieces], act.intercepts[pieces]
     rel, dq, dp = (act.evaluation_errors[i][pieces] for i in range(3))
     H = G * q[:, None, :]
