@@ -437,23 +437,30 @@ def forward_maps(layer: FloatLayer, H: np.ndarray, EH: np.ndarray,
     g = (layer.fan_in + 3) * u_h / (1 - (layer.fan_in + 3) * u_h) * (1 + 4 * U)
     # The largest entries of H's doubles are H's largest entries rounded (rounding is monotone), at double speed.
     M = largest_entries(H if H.dtype == np.float64 else H.astype(np.float64))
-    np.matmul(M * g + EH * (1 + 2 * U), layer.abs_weight.T, out=E)
+    M *= g
+    M += EH * (1 + 2 * U)
+    np.matmul(M, layer.abs_weight.T, out=E)
     E += g * layer.abs_bias + layer.tiny
     E *= safety(layer.fan_in + 4)
     return Z, E
 
 
 @_quiet
-def activate_maps(act: FloatActivation, G: np.ndarray, EG: np.ndarray, pieces: np.ndarray | None
-                  ) -> tuple[np.ndarray, np.ndarray]:
+def activate_maps(act: FloatActivation, G: np.ndarray, EG: np.ndarray, pieces: np.ndarray | None,
+                  overwrite: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """The activation applied to maps ``G`` (regions, k + 1, width) with bounds ``EG`` (regions, width), the
-    piece of every unit on every region given exactly (``pieces``: regions x width; None: piece 0). A ReLU
-    multiplies by the pieces (0 or 1; three times as fast as selecting): an infinite entry of an inactive unit
-    then gives NaN, which proves nothing, as every non-finite value."""
+    piece of every unit on every region given exactly (``pieces``: regions x width; None: piece 0); a ReLU
+    writes its result into ``G`` and ``EG`` when ``overwrite``. A ReLU multiplies by the pieces (0 or 1; three
+    times as fast as selecting): an infinite entry of an inactive unit then gives NaN, which proves nothing, as
+    every non-finite value."""
     if pieces is None:
         pieces = np.zeros(EG.shape, dtype=np.int8)
     if act.is_relu:
-        return G * pieces[:, None, :], EG * pieces
+        if not overwrite:
+            return G * pieces[:, None, :], EG * pieces
+        G *= pieces[:, None, :]
+        EG *= pieces
+        return G, EG
     q, p = act.slopes[pieces], act.intercepts[pieces]
     rel, dq, dp = (act.evaluation_errors[i][pieces] for i in range(3))
     H = G * q[:, None, :]

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = ["RegionMaps"]
 
-_REGIONS = 4096  # regions per block when a layer's maps are computed
+_REGIONS = 1024  # regions per block when a layer's maps are computed (their temporaries then stay in cache)
 _PAIRS = 8192  # pairs of regions per block when their output maps are compared
 # The float maps of regions (2-D, dense layers) are kept while they take at most this many bytes; without them a
 # vertex's values are only carried from layer to layer and interpolated along edges.
@@ -106,7 +106,7 @@ class RegionMaps:
             block = slice(start, min(start + _REGIONS, self.nf if start >= before else before))
             up = parent[block]  # (np.take: fancy indexing of a 3-D array is slower)
             H, EH = activate_maps(act, np.take(source, up, axis=0), np.take(previous_err, up, axis=0),
-                                  None if pieces is None else pieces[block])
+                                  None if pieces is None else pieces[block], overwrite=True)
             forward_maps(flayer, H, EH, out=(maps[block], errors[block]))
         del previous, previous_err, extended, source, room
         self._store_maps(maps, errors)
@@ -170,7 +170,7 @@ class RegionMaps:
         def output_maps(regions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             up = parent[regions]
             M, E = activate_maps(act, np.take(maps, up, axis=0), np.take(bounds, up, axis=0),
-                                 None if pieces is None else pieces[regions])
+                                 None if pieces is None else pieces[regions], overwrite=True)
             for flayer in affine:
                 M, E = activate_maps(flayer.activation, *forward_maps(flayer, M, E), None)
             return M, E
