@@ -335,7 +335,10 @@ def forward_layer(layer: FloatLayer, h: np.ndarray, e_h: np.ndarray,
     np.matmul(h, layer.weight.T, out=z)
     z += layer.bias
     g = gamma(layer.fan_in + 3)
-    np.matmul(np.abs(h) * g + e_h * (1 + 2 * U), layer.abs_weight.T, out=e)
+    scaled = np.abs(h)
+    scaled *= g
+    scaled += e_h * (1 + 2 * U)
+    np.matmul(scaled, layer.abs_weight.T, out=e)
     e += g * layer.abs_bias + layer.tiny
     e *= safety(layer.fan_in + 4)
     return z, e
