@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from polyregions.networks import activations as act
-from polyregions.networks._float_filter import in_single
+from polyregions.networks._float_filter import half_bounds, in_single, read_bounds
 from polyregions.networks.initializers import he_normal
 from polyregions.networks.io import save_network
 from polyregions.networks.network import Network
@@ -40,6 +40,21 @@ def _integer_net(seed, activation):
     layers = [(rng.integers(-3, 4, (w, v)).tolist(), rng.integers(-2, 3, w).tolist(), activation)
               for v, w in zip(widths, widths[1:])]
     return Network.from_layers(2, layers)
+
+
+@given(hnp.arrays(np.float64, st.integers(0, 20),
+                  elements=st.one_of(st.just(0.0), st.just(np.nan), st.floats(min_value=0, allow_infinity=True))))
+def test_bounds_kept_in_16_bits_cover_the_bounds_and_stay_close(bounds):
+    from fractions import Fraction
+
+    kept = read_bounds(half_bounds(bounds))
+    for bound, back in zip(bounds.tolist(), kept.tolist()):
+        if np.isnan(bound) or bound > 3.4e38:
+            assert back == np.inf  # nothing proven
+        elif bound == 0:
+            assert back == 0  # an exact value stays exact
+        else:
+            assert Fraction(bound) <= Fraction(back) <= Fraction(bound) * (1 + Fraction(1, 64)) + Fraction(2) ** -126
 
 
 @pytest.mark.parametrize("net, domain", [
@@ -159,7 +174,7 @@ def test_a_last_layer_kept_in_single_precision_gives_the_same_complex(monkeypatc
     reference = refine_mesh(net, domain)
     kept = []
     monkeypatch.setattr(mesh_loop, "_SINGLE_ENTRIES", 0)  # every last layer kept in single precision
-    monkeypatch.setattr(mesh_loop, "in_single", lambda z, e: kept.append(z.size) or in_single(z, e))
+    monkeypatch.setattr(mesh_loop, "in_single", lambda z, e, kind: kept.append(z.size) or in_single(z, e, kind))
     single = refine_mesh(net, domain)
     assert kept  # the single-precision arrays were used
     assert_complexes_equal(single, reference)

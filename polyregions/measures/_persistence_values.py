@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 import numpy as np
 
 from polyregions.measures._persistence_order import VertexValues, float_enclosures, identity_or_relu
+from polyregions.networks._float_filter import read_bounds
 
 if TYPE_CHECKING:
     from polyregions.exact.linalg import Vector
@@ -183,7 +184,8 @@ def _enclosures(engine, used: np.ndarray, shift: Fraction) -> tuple[np.ndarray, 
     """Floats of ``f = z - B`` at the vertices ``used`` and radii: the engine's bound on ``z``, widened as its
     own sign test widens it (``64 u``), plus the rounding of the subtraction."""
     u = 2.0 ** -53
-    z, e = (a[used].astype(np.float64) for a in engine.last_values)  # (kept in single precision)
+    z, e = engine.last_values
+    z, e = z[used].astype(np.float64), read_bounds(e[used])  # (as the mesh keeps them)
     B = float(shift)
     with np.errstate(invalid="ignore", over="ignore"):
         return z - B, e * (1 + 128 * u) + 2 * u * (np.abs(z) + B) + 1e-300

@@ -74,7 +74,8 @@ two are within a factor of two of each other, or ``s`` is 0 or infinite). Its bo
 smaller than that sum: the sum times ``1 + 2^-20`` plus ``2^-140`` rounds to nearest above it (relative error
 ``2^-24`` of a normal float32, absolute ``2^-150`` of a subnormal one, an infinite bound beyond the float32 range);
 an exact value that is a float32 keeps the bound 0. The mesh keeps every layer's bounds so
-(:func:`single_bounds`), and its values in double precision but on a large last layer.
+(:func:`single_bounds`), and its values in double precision but on a large last layer, whose bounds it keeps in 16
+bits (:func:`half_bounds`).
 
 *Signs.* ``d = fl(v - xi^)`` has ``|d - (exact - xi)| <= e + e_xi + 2u |d|``; the sign of ``d`` is proven when
 ``|d| (1 - 64u) > (e + e_xi)(1 + 64u)`` (a wider margin than needed, so that a proven sign also gives the
@@ -105,8 +106,8 @@ if TYPE_CHECKING:
 
 __all__ = ["U", "gamma", "safety", "UNCERTAIN", "FloatActivation", "FloatLayer", "float_layer",
            "certified_signs", "certified_signs_each", "sorted_breakpoint_signs", "doubles", "forward_layer",
-           "interpolate", "in_single", "single_bounds", "root_maps", "forward_maps",
-           "activate_maps", "largest_entries", "line_points", "evaluate_maps"]
+           "interpolate", "in_single", "single_bounds", "half_bounds", "stored_bounds", "read_bounds",
+           "root_maps", "forward_maps", "activate_maps", "largest_entries", "line_points", "evaluate_maps"]
 
 #: The unit roundoff of IEEE double precision.
 U = 2.0 ** -53
@@ -380,15 +381,41 @@ def interpolate(zp: np.ndarray, ep: np.ndarray, zq: np.ndarray, eq: np.ndarray, 
 
 
 @_quiet
-def in_single(z: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Values ``z`` with bounds ``e`` stored in single precision: the nearest float32 values, and float32 bounds
-    that cover ``e`` and that rounding (half the memory, bounds about ``2^-24 |z|`` wider)."""
+def in_single(z: np.ndarray, e: np.ndarray, bounds: type = np.float32) -> tuple[np.ndarray, np.ndarray]:
+    """Values ``z`` with bounds ``e`` stored in single precision: the nearest float32 values, and bounds that
+    cover ``e`` and that rounding (half the memory, bounds about ``2^-24 |z|`` wider), stored as
+    :func:`stored_bounds` of the type ``bounds`` stores them."""
     single = z.astype(np.float32)
     moved = np.abs(single.astype(np.float64) - z)
     moved[np.isnan(moved)] = np.inf  # an infinite value (or NaN) proves nothing
-    return single, single_bounds(e + moved)
+    return single, stored_bounds(e + moved, bounds)
 
 
+def stored_bounds(e: np.ndarray, kind: type) -> np.ndarray:
+    """Bounds ``e`` (doubles) stored as an array of type ``kind``: doubles as they are, float32
+    (:func:`single_bounds`) or 16 bits (uint16: :func:`half_bounds`); :func:`read_bounds` reads them back."""
+    if kind == np.float64:
+        return e
+    return single_bounds(e) if kind == np.float32 else half_bounds(e)
+
+
+def read_bounds(stored: np.ndarray) -> np.ndarray:
+    """Bounds as :func:`stored_bounds` keeps them, as doubles no smaller than the bounds stored."""
+    if stored.dtype != np.uint16:
+        return stored.astype(np.float64)
+    return (stored.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+
+
+def half_bounds(e: np.ndarray) -> np.ndarray:
+    """Bounds ``e`` stored in 16 bits: the upper half of the bits of their float32 :func:`single_bounds`, rounded
+    up (the sign, the whole exponent and 7 bits of mantissa: half the memory of float32, bounds at most ``2^-7``
+    wider; 0 stays 0, infinity infinite). Non-negative floats order like their bits, so rounding the bits up
+    rounds the bound up."""
+    bits = single_bounds(e).view(np.uint32).astype(np.uint64)
+    return ((bits + 0xFFFF) >> 16).astype(np.uint16)
+
+
+@_quiet
 def single_bounds(e: np.ndarray) -> np.ndarray:
     """Bounds ``e`` stored in single precision: float32 bounds no smaller than them (0 stays 0, NaN becomes
     infinite), read back as doubles exactly. Half the memory of a layer's bounds, for a relative ``2^-24``."""

@@ -23,8 +23,9 @@ from polyregions.networks._float_filter import (
     forward_layer,
     in_single,
     interpolate,
+    read_bounds,
     safety,
-    single_bounds,
+    stored_bounds,
 )
 from polyregions.regions._mesh.region_maps import RegionMaps
 from polyregions.regions._mesh.sparse_layers import (
@@ -59,10 +60,11 @@ __all__ = ["Mesh"]
 _RELEASED = np.empty((0, 0), dtype=np.int8)
 _RELEASED.flags.writeable = False
 _ROWS = 8192  # vertices per block when a layer's values are computed
-#: Vertices times units above which the last layer refined keeps its values in single precision, as every layer
-#: keeps its bounds (:func:`~polyregions.networks._float_filter.in_single`): no later layer is computed from
-#: them, only that layer's sides and the values of the vertices its splits create, so the bounds' ``2^-24 |z|``
-#: costs a few more exact decisions and saves a third of a wide network's largest arrays.
+#: Vertices times units above which the last layer refined keeps its values in single precision
+#: (:func:`~polyregions.networks._float_filter.in_single`) and its bounds in 16 bits (every other layer keeps
+#: them in single precision): no later layer is computed from them, only that layer's sides and the values of
+#: the vertices its splits create, so bounds ``2^-24 |z|`` and ``2^-7`` wider cost a few more exact decisions
+#: and save 60% of a wide network's largest arrays.
 _SINGLE_ENTRIES = 1 << 25
 
 
@@ -282,7 +284,8 @@ class Mesh(VertexSides, RegionMaps, ABC):
         per hyperplane."""
         layer, sparse = self.layers[q], self.sparse
         width = layer.width
-        precision = np.float32 if q == len(self.layers) - 1 and self.nv * width >= _SINGLE_ENTRIES else np.float64
+        large = q == len(self.layers) - 1 and self.nv * width >= _SINGLE_ENTRIES
+        precision, bounds = (np.float32, np.uint16) if large else (np.float64, np.float32)
         T = len(layer.activation.breakpoints)
         if (q > 0 and self.Z.dtype == precision and self.Z.shape[1] == width and self.S.shape[1] == padded(width * T)
                 and self.Z.shape[0] >= 4 * self.nv):
@@ -291,7 +294,7 @@ class Mesh(VertexSides, RegionMaps, ABC):
             # then held once.
             Z, E, S = self.Z, self.E, self.S
         else:
-            Z, E, S = vertex_arrays(self.nv, [(width, precision), (width, np.float32), (padded(width * T), np.int8)])
+            Z, E, S = vertex_arrays(self.nv, [(width, precision), (width, bounds), (padded(width * T), np.int8)])
         self.S = _RELEASED  # the previous layer's sides are not read again
         use_maps = self._next_maps(q, sparse)
         face = self._face_of_vertex() if use_maps else None
@@ -300,7 +303,7 @@ class Mesh(VertexSides, RegionMaps, ABC):
         for start in range(0, self.nv, _ROWS):  # in blocks of rows: no temporary of the whole layer
             rows = slice(start, min(start + _ROWS, self.nv))
             if q > 0:
-                h_val, e_val = activate(self.flayers[q - 1], self.Z[rows], self.E[rows].astype(np.float64))
+                h_val, e_val = activate(self.flayers[q - 1], self.Z[rows], read_bounds(self.E[rows]))
             else:
                 h_val, e_val = corners[rows], corner_errors[rows]
             weights = sparse[q]
@@ -327,9 +330,9 @@ class Mesh(VertexSides, RegionMaps, ABC):
                     if T:
                         S[start + todo] = self._sides(q, zc, ec)
             if precision is np.float64:
-                E[rows] = single_bounds(e)
+                E[rows] = stored_bounds(e, bounds)
             else:
-                Z[rows], E[rows] = in_single(z, e)
+                Z[rows], E[rows] = in_single(z, e, bounds)
         self.Z, self.E, self.S = Z, E, S  # the previous layer's values go
         del Z, E, S
         if layer.activation.is_linear:
@@ -412,8 +415,9 @@ class Mesh(VertexSides, RegionMaps, ABC):
         fa = self.flayers[q].activation
         unit, bp = divmod(h, fa.breakpoints.size)
         Z, E = self.Z[:, first:], self.E[:, first:]
-        zp, ep, zq, eq = (np.asarray(values[at], dtype=np.float64)  # arithmetic in double precision always
-                          for values, at in ((Z, ends), (E, ends), (Z, other_ends), (E, other_ends)))
+        # (arithmetic in double precision always)
+        zp, zq = (np.asarray(Z[at], dtype=np.float64) for at in (ends, other_ends))
+        ep, eq = (read_bounds(E[at]) for at in (ends, other_ends))
         return interpolate(zp, ep, zq, eq, unit - first, fa.breakpoints[bp], fa.breakpoint_errors[bp])
 
     def _pattern_matrix(self, faces: int) -> np.ndarray:

@@ -15,8 +15,8 @@ from polyregions.networks._float_filter import (
     UNCERTAIN,
     certified_signs,
     in_single,
-    single_bounds,
     sorted_breakpoint_signs,
+    stored_bounds,
 )
 from polyregions.regions._mesh.exact_maps import ExactMaps
 from polyregions.regions._mesh.support import (
@@ -115,10 +115,13 @@ class VertexSides:
         self.S[np.repeat(where, T), columns] = sides
 
     def _kept(self, z: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Values and bounds (doubles) as the current layer's arrays keep them: the bounds in single precision
-        (:func:`~polyregions.networks._float_filter.single_bounds`), and the values too, with their rounding in
-        the bounds (:func:`~polyregions.networks._float_filter.in_single`), when those are float32."""
-        return in_single(z, e) if self.Z.dtype == np.float32 else (z, single_bounds(e))
+        """Values and bounds (doubles) as the current layer's arrays keep them: the bounds as
+        :func:`~polyregions.networks._float_filter.stored_bounds` of the bounds' type, and the values in single
+        precision, with their rounding in the bounds (:func:`~polyregions.networks._float_filter.in_single`),
+        when those are float32."""
+        if self.Z.dtype == np.float32:
+            return in_single(z, e, self.E.dtype.type)
+        return z, stored_bounds(e, self.E.dtype.type)
 
     def _settle(self, q: int, vertices: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Write the sides that :attr:`constant_rounds` fixes from the regions' pieces (on a ReLU layer); return
@@ -145,8 +148,8 @@ class VertexSides:
         where, unit, sign = vertices[at[known]], units[rounds[known]], signs[known]
         self.S[where, unit] = SIDE_OF_SIGN[sign + 1]
         zero = sign == 0
-        self.Z[where[zero], unit[zero]] = 0.0
-        self.E[where[zero], unit[zero]] = 0.0
+        exact = np.zeros(int(zero.sum()))
+        self.Z[where[zero], unit[zero]], self.E[where[zero], unit[zero]] = self._kept(exact, exact)
         still = (self.S[vertices] == UNPROVEN).any(axis=1)
         return vertices[still], faces[still]
 
@@ -190,7 +193,8 @@ class VertexSides:
         self.Z, self.E, self.S = grow(self.Z, end), grow(self.E, end), grow(self.S, end)
         self.Z[start:end, first:], self.E[start:end, first:] = self._kept(Zn, En)
         if first:
-            self.Z[start:end, :first], self.E[start:end, :first] = np.nan, np.inf  # never read; proves nothing
+            # Never read; proves nothing.
+            self.Z[start:end, :first], self.E[start:end, :first] = self._kept(np.full(1, np.nan), np.full(1, np.inf))
         Sn = self.S[start:end]
         Sn[:] = ON
         self._new_vertex_sides(q, h, Zn[:, unit - first + 1:], En[:, unit - first + 1:], Sn)
