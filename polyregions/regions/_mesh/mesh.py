@@ -422,19 +422,21 @@ class Mesh(VertexSides, RegionMaps, ABC):
 
     def _pattern_matrix(self, faces: int) -> np.ndarray:
         """Pieces of every neuron (columns in the order of ``Network.neurons``) for faces ``0..faces-1``."""
-        columns = []
         current = np.arange(faces, dtype=np.int64)
         chain = []
         for q in range(len(self.layers) - 1, -1, -1):
             chain.append(current)
             current = self.ancestors[q][current]
         chain.reverse()  # chain[q]: the level q+1 region of every face
-        for q in range(len(self.layers)):
-            if self.pieces[q] is not None:
-                columns.append(self.pieces[q][chain[q]])
-        if not columns:
-            return np.zeros((faces, 0), dtype=np.int8)
-        return np.concatenate(columns, axis=1)
+        layers = [q for q in range(len(self.layers)) if self.pieces[q] is not None]
+        kind = np.result_type(np.int8, *(self.pieces[q].dtype for q in layers))
+        matrix = np.empty((faces, sum(self.pieces[q].shape[1] for q in layers)), dtype=kind)
+        start = 0
+        for q in layers:  # written in place: a wide network's matrix is never held twice
+            width = self.pieces[q].shape[1]
+            matrix[:, start:start + width] = self.pieces[q][chain[q]]
+            start += width
+        return matrix
 
     def _line_sides(self, lines: np.ndarray, faces: np.ndarray, patterns: np.ndarray) -> np.ndarray:
         """Whether each face lies above its line's breakpoint (boundary lines: False)."""
