@@ -94,9 +94,7 @@ class RegionMaps:
         before = previous_err.shape[0]
         if not (source is previous and previous.shape[2] == width and room is not None
                 and room[0].shape[0] >= self.nf and np.array_equal(parent[:before], np.arange(before))):
-            # Room for as many regions as maps are ever kept for: rows are touched only when written.
-            rows = _MAP_BYTES // ((self.k + 2) * width * 8)
-            room = np.empty((rows, self.k + 1, width), dtype=source.dtype), np.empty((rows, width))
+            room = _map_arrays(self.nf, self.k, width, source.dtype)
         maps, errors = room[0][:self.nf], room[1][:self.nf]
         self._map_room = room if maps.dtype == np.float64 else None
         act = self.flayers[q - 1].activation
@@ -204,6 +202,17 @@ class RegionMaps:
         maps = np.take(self.fmaps, regions, axis=0)[:, :, first:]
         errors = np.take(self.fmap_err, regions, axis=0)[:, first:]
         return (*evaluate_maps(maps, errors, t, dt), t)
+
+
+def _map_arrays(count: int, k: int, width: int, dtype) -> tuple[np.ndarray, np.ndarray]:
+    """Arrays for the maps and bounds of ``count`` regions with room for the regions later layers add: eight
+    times as many, up to as many as maps are ever kept for (rows are touched only when written), and no more
+    than ``count`` where the system refuses that much address space."""
+    rows = max(count, min(8 * count + 4096, _MAP_BYTES // ((k + 2) * width * 8)))
+    try:
+        return np.empty((rows, k + 1, width), dtype=dtype), np.empty((rows, width))
+    except MemoryError:
+        return np.empty((count, k + 1, width), dtype=dtype), np.empty((count, width))
 
 
 def _apart(a: np.ndarray, ea: np.ndarray, b: np.ndarray, eb: np.ndarray) -> np.ndarray:
