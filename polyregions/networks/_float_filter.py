@@ -223,12 +223,16 @@ def certified_signs(values: np.ndarray, errors: np.ndarray, xi: float, xi_error:
     # In few passes over the arrays: the mesh engine calls this on every vertex of every layer.
     d = values - xi if xi else values
     bound = errors + xi_error if xi_error else errors
-    proven = np.abs(d) * (1 - 64 * U) > bound * (1 + 64 * U)
-    proven &= np.isfinite(d)  # an overflowed value proves nothing: the error model holds for finite results only
+    margin = np.abs(d)
+    margin *= 1 - 64 * U
+    proven = margin > bound * (1 + 64 * U)  # (NaN: False)
+    proven &= margin != np.inf  # an overflowed value proves nothing: the error model holds for finite results only
     signs = np.full(d.shape, UNCERTAIN, dtype=np.int8)
     np.sign(d, out=signs, where=proven, casting="unsafe")  # -1, 0 or 1 where proven (finite)
     if xi_error == 0.0:
-        signs[(d == 0) & (errors == 0)] = 0
+        zero = d == 0
+        if zero.any():  # (rare: checked before the second comparison)
+            signs[zero & (errors == 0)] = 0
     return signs
 
 
