@@ -44,9 +44,9 @@ _DEEP = 4
 class RegionMaps:
     """The region-map part of :class:`~.mesh.Mesh` (a base class of it): the current layer's float maps on the
     regions of the previous layers ``fmaps`` (regions, k + 1, width) with bounds ``fmap_err`` (regions, width), or
-    None, the first rows of the arrays ``_map_room`` (in double precision) that the next layer's maps may grow
-    into; in extended precision ``xmaps`` and ``xerr`` on the layers ``extended`` marks. The other attributes below
-    are the mesh's, set by it."""
+    None (in double precision, they are the first rows of the arrays ``_map_room``, which the next layer's maps may
+    grow into); in extended precision ``xmaps`` and ``xerr`` on the layers ``extended`` marks. The other attributes
+    below are the mesh's, set by it."""
 
     fmaps: np.ndarray | None
     fmap_err: np.ndarray | None
