@@ -388,7 +388,7 @@ def test_killed_regions_export(tmp_path, lp_network, signal_name, target, delay)
     _no_temporaries_once_written_again(tmp_path, rewrite, signal_name)
 
 
-SEEDS = 16  # about 2 s of work on two workers (4 rows a second): the signals land mid-run
+SEEDS = 64  # about 2.5 s of work on two workers (25 rows a second): the signals land mid-run
 SWEEP = ["sweep", "--widths", "2,40,40,40", "--seeds", f"0-{SEEDS - 1}", "--workers", "2", "--json"]
 
 
